@@ -1,0 +1,3 @@
+module webtron
+
+go 1.25

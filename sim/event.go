@@ -1,0 +1,74 @@
+package sim
+
+// EventKind says what an Event does. The numeric values are part of the wire
+// protocol and of replay files: append new kinds, never renumber.
+type EventKind uint8
+
+// Event kinds. Player kinds come from a client; server kinds are made by the
+// server (or the history of a replay) and carry the server's authority.
+const (
+	EvNone       EventKind = iota // never applied; the zero value is invalid on purpose
+	EvTurnLeft                    // turn 90 degrees counter-clockwise (queued under the turn delay)
+	EvTurnRight                   // turn 90 degrees clockwise
+	EvBrakeOn                     // start braking (while the reservoir lasts)
+	EvBrakeOff                    // stop braking
+	EvJoin                        // player enters the room; it plays from the next round (Arg: team, unused for now)
+	EvLeave                       // player leaves; a living cycle dies as a suicide
+	EvRoundStart                  // server: end the current round now and start a new one (prepare countdown)
+	EvSpawn                       // server: put a joined player into the current round during its prepare countdown
+	evKindCount
+)
+
+var eventKindNames = [...]string{"none", "left", "right", "brake_on", "brake_off", "join", "leave", "round_start", "spawn"}
+
+// String returns a short stable name, used in logs and replay summaries.
+func (k EventKind) String() string {
+	if int(k) < len(eventKindNames) {
+		return eventKindNames[k]
+	}
+	return "unknown"
+}
+
+// Valid reports whether k is a kind this version of the simulation knows.
+func (k EventKind) Valid() bool { return k > EvNone && k < evKindCount }
+
+// ServerOnly reports whether only the server may create events of kind k.
+func (k EventKind) ServerOnly() bool { return k == EvRoundStart || k == EvSpawn }
+
+// Event is one input scheduled for one tick. The tick is not part of the event:
+// the history keys events by tick, and the server may move an event to a later
+// tick (postpone) without changing anything else about it.
+type Event struct {
+	Kind   EventKind
+	Player uint8  // player id, 0..MaxPlayers-1; ignored by EvRoundStart
+	Seq    uint32 // the proposing client's sequence number; orders a player's events within a tick
+	Arg    int32  // kind-specific argument; 0 for every kind today
+}
+
+// Less is the canonical order of events within one tick: by player, then by the
+// player's sequence number, then by kind. Server events sort with their player,
+// and EvRoundStart (player ignored) sorts first because its Player is 0 and it
+// carries Seq 0. Every machine applies a tick's events in this order, so the
+// order in which they arrived never matters.
+func (e Event) Less(o Event) bool {
+	if e.Player != o.Player {
+		return e.Player < o.Player
+	}
+	if e.Seq != o.Seq {
+		return e.Seq < o.Seq
+	}
+	if e.Kind != o.Kind {
+		return e.Kind < o.Kind
+	}
+	return e.Arg < o.Arg
+}
+
+// SortEvents puts events in canonical order in place (insertion sort: a tick
+// holds a handful of events, and this must not allocate).
+func SortEvents(evs []Event) {
+	for i := 1; i < len(evs); i++ {
+		for j := i; j > 0 && evs[j].Less(evs[j-1]); j-- {
+			evs[j], evs[j-1] = evs[j-1], evs[j]
+		}
+	}
+}
