@@ -19,12 +19,27 @@ const (
 	evKindCount
 )
 
-var eventKindNames = [...]string{"none", "left", "right", "brake_on", "brake_off", "join", "leave", "round_start", "spawn"}
-
 // String returns a short stable name, used in logs and replay summaries.
 func (k EventKind) String() string {
-	if int(k) < len(eventKindNames) {
-		return eventKindNames[k]
+	switch k {
+	case EvNone:
+		return "none"
+	case EvTurnLeft:
+		return "left"
+	case EvTurnRight:
+		return "right"
+	case EvBrakeOn:
+		return "brake_on"
+	case EvBrakeOff:
+		return "brake_off"
+	case EvJoin:
+		return "join"
+	case EvLeave:
+		return "leave"
+	case EvRoundStart:
+		return "round_start"
+	case EvSpawn:
+		return "spawn"
 	}
 	return "unknown"
 }

@@ -1,0 +1,118 @@
+package sim
+
+// crossMoves finds where this tick's moves cut each other and kills whoever got
+// there later, in the order the collisions happened, so that a cycle that died
+// early in the tick cannot kill anyone further along its path.
+//
+// Armagetron decides who was first at a crossing by the walls' build times; we
+// do the same with the arrival times inside the tick, as fractions of each
+// cycle's move, compared by cross-multiplication.
+func (s *State) crossMoves() {
+	s.crossings = s.crossings[:0]
+	for a := range s.moves {
+		if !s.moves[a].active {
+			continue
+		}
+		for b := a + 1; b < len(s.moves); b++ {
+			if !s.moves[b].active {
+				continue
+			}
+			if x, ok := s.cross(a, b); ok {
+				s.crossings = append(s.crossings, x)
+			}
+		}
+	}
+	xs := s.crossings
+	for i := 1; i < len(xs); i++ {
+		for j := i; j > 0 && xs[j].N*xs[j-1].D < xs[j-1].N*xs[j].D; j-- {
+			xs[j], xs[j-1] = xs[j-1], xs[j]
+		}
+	}
+	for _, x := range xs {
+		ma, mb := &s.moves[x.a], &s.moves[x.b]
+		if !ma.reaches(x.X, x.Y) || !mb.reaches(x.X, x.Y) {
+			continue // one of them died before getting there
+		}
+		if x.both {
+			ma.stop(x.X, x.Y, -1, causeCrash)
+			mb.stop(x.X, x.Y, -1, causeCrash)
+			continue
+		}
+		ma.stop(x.X, x.Y, x.killer, causeWall)
+	}
+}
+
+// reaches reports whether (x,y) lies on the move (as truncated so far).
+func (m *move) reaches(x, y int64) bool {
+	return x >= min(m.X0, m.X1) && x <= max(m.X0, m.X1) && y >= min(m.Y0, m.Y1) && y <= max(m.Y0, m.Y1)
+}
+
+// stop ends the move at (x,y) with a death.
+func (m *move) stop(x, y int64, killer int, why cause) {
+	m.X1, m.Y1 = x, y
+	m.Len = abs(x-m.X0) + abs(y-m.Y0)
+	m.Dead, m.Killer, m.Why = true, killer, why
+}
+
+// frac returns t/l as a fraction with a positive denominator; a cycle that does
+// not move is at its point from the start of the tick.
+func frac(t, l int64) (int64, int64) {
+	if l == 0 {
+		return 0, 1
+	}
+	return t, l
+}
+
+// cross returns the collision between the moves of a and b, if any.
+func (s *State) cross(a, b int) (crossing, bool) {
+	ma, mb := &s.moves[a], &s.moves[b]
+	da, db := s.c.Cycles[a].Dir, s.c.Cycles[b].Dir
+	if da&1 != db&1 {
+		return perpendicular(a, b, ma, mb, da)
+	}
+	if (da-db)&3 != 2 {
+		return crossing{}, false // same direction: the walls at tick start already separate them
+	}
+	fx, fy, lx, ly := frame(da)
+	if ma.X0*lx+ma.Y0*ly != mb.X0*lx+mb.Y0*ly {
+		return crossing{}, false // parallel lines
+	}
+	// Head-on on one line, in a's frame: a moves forward from fa0, b backward from fb0.
+	fa0, fb0 := ma.X0*fx+ma.Y0*fy, mb.X0*fx+mb.Y0*fy
+	gap := fb0 - fa0
+	sum := ma.Len + mb.Len
+	if gap < 0 || gap > sum {
+		return crossing{}, false
+	}
+	meet := int64(0)
+	if sum > 0 {
+		meet = gap * ma.Len / sum
+	}
+	x := crossing{a: a, b: b, both: true, killer: -1, X: ma.X0 + fx*meet, Y: ma.Y0 + fy*meet}
+	x.N, x.D = frac(gap, sum)
+	return x, true
+}
+
+// perpendicular handles two moves at right angles; da is a's direction.
+func perpendicular(a, b int, ma, mb *move, da uint8) (crossing, bool) {
+	h, v := ma, mb
+	if da&1 == 1 {
+		h, v = mb, ma
+	}
+	x, y := v.X0, h.Y0
+	if !h.reaches(x, y) || !v.reaches(x, y) {
+		return crossing{}, false
+	}
+	na, ea := frac(abs(x-ma.X0)+abs(y-ma.Y0), ma.Len)
+	nb, eb := frac(abs(x-mb.X0)+abs(y-mb.Y0), mb.Len)
+	c := crossing{X: x, Y: y}
+	switch l, r := na*eb, nb*ea; {
+	case l == r:
+		c.a, c.b, c.both, c.killer, c.N, c.D = a, b, true, -1, na, ea
+	case l > r: // a arrives later
+		c.a, c.b, c.killer, c.N, c.D = a, b, b, na, ea
+	default:
+		c.a, c.b, c.killer, c.N, c.D = b, a, a, nb, eb
+	}
+	return c, true
+}

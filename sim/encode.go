@@ -1,0 +1,196 @@
+package sim
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// stateMagic starts every encoded state; the digit is the format version.
+const stateMagic = "WTS1"
+
+// ErrCorrupt is returned (wrapped, with detail) by UnmarshalState for input
+// that is truncated, malformed, or describes an impossible state.
+var ErrCorrupt = errors.New("sim: corrupt state encoding")
+
+// AppendBinary appends a self-contained encoding of the state to b: the rules,
+// every core field and the current round's walls. A joining client, a resync
+// and a replay file start from it. The previous round's walls are left out, so
+// the decoded state cannot be rolled back across this round's start, which no
+// newcomer needs.
+func (s *State) AppendBinary(b []byte) []byte {
+	b = append(b, stateMagic...)
+	e := encoder{b: b}
+	s.cfg.visit(&e)
+	s.c.visit(&e)
+	for _, w := range s.RoundWalls() {
+		for _, v := range [...]int64{w.X1, w.Y1, w.X2, w.Y2, w.Odo} {
+			e.i64(&v)
+		}
+		e.b = append(e.b, w.Owner)
+	}
+	return e.b
+}
+
+// UnmarshalState decodes what AppendBinary wrote. It never panics: input that is
+// truncated or does not describe a possible state returns an error wrapping
+// ErrCorrupt, so a damaged replay file or a hostile snapshot is refused cleanly.
+func UnmarshalState(b []byte) (*State, error) {
+	if len(b) < len(stateMagic) || string(b[:len(stateMagic)]) != stateMagic {
+		return nil, fmt.Errorf("%w: bad magic or version", ErrCorrupt)
+	}
+	d := decoder{b: b[len(stateMagic):]}
+	var cfg Config
+	cfg.visit(&d)
+	if d.err != nil {
+		return nil, d.err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	s, _ := NewState(cfg, 0)
+	s.c.visit(&d)
+	if d.err != nil {
+		return nil, d.err
+	}
+	if err := s.checkCore(); err != nil {
+		return nil, err
+	}
+	n := s.c.WallCount - s.c.RoundWallStart
+	if n > int64(len(d.b))/6 { // every wall takes at least 6 bytes: bound the allocation by the input
+		return nil, fmt.Errorf("%w: %d walls in %d bytes", ErrCorrupt, n, len(d.b))
+	}
+	s.walls = make([]Wall, 0, n)
+	s.wallBase = s.c.RoundWallStart
+	s.grid.reset(s.c.RoundWallStart)
+	for i := int64(0); i < n; i++ {
+		var w Wall
+		for _, p := range [...]*int64{&w.X1, &w.Y1, &w.X2, &w.Y2, &w.Odo} {
+			d.i64(p)
+		}
+		d.u8(&w.Owner)
+		if d.err == nil {
+			if err := s.checkWall(&w); err != nil {
+				return nil, err
+			}
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		s.walls = append(s.walls, w)
+		s.grid.add(&s.walls[len(s.walls)-1], s.wallBase+i)
+	}
+	if len(d.b) != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(d.b))
+	}
+	return s, nil
+}
+
+// checkCore refuses values that Step would index with or that cannot occur.
+func (s *State) checkCore() error {
+	c := &s.c
+	if c.Phase > PhaseOver || c.RoundWallStart < 0 || c.WallCount < c.RoundWallStart || c.Tick < 0 || c.Winner < -1 || c.Winner >= MaxPlayers {
+		return fmt.Errorf("%w: impossible round state", ErrCorrupt)
+	}
+	a := s.cfg.ArenaSize
+	for i := range c.Cycles {
+		cy := &c.Cycles[i]
+		if cy.Dir > 3 || int64(cy.QueueLen) > s.cfg.TurnQueue || cy.Killer < -1 || cy.Killer >= MaxPlayers ||
+			cy.X < 0 || cy.X > a || cy.Y < 0 || cy.Y > a || cy.TurnX < 0 || cy.TurnX > a || cy.TurnY < 0 || cy.TurnY > a ||
+			cy.Speed < 0 || cy.Speed > 1000*Meter || cy.Sub < 0 || cy.Sub >= s.cfg.TickRate || cy.Brake < 0 || cy.Brake > Unit ||
+			cy.RubberUsed < 0 || cy.RubberUsed > 2*s.cfg.Rubber+1000*Meter {
+			return fmt.Errorf("%w: impossible cycle %d", ErrCorrupt, i)
+		}
+		for q := range cy.Queue {
+			if cy.Queue[q] < -1 || cy.Queue[q] > 1 {
+				return fmt.Errorf("%w: impossible turn queue of cycle %d", ErrCorrupt, i)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *State) checkWall(w *Wall) error {
+	a := s.cfg.ArenaSize
+	if (w.X1 != w.X2 && w.Y1 != w.Y2) || w.Owner >= MaxPlayers ||
+		min(w.X1, w.X2) < 0 || max(w.X1, w.X2) > a || min(w.Y1, w.Y2) < 0 || max(w.Y1, w.Y2) > a {
+		return fmt.Errorf("%w: impossible wall", ErrCorrupt)
+	}
+	return nil
+}
+
+func (c *Config) visit(v visitor) {
+	for _, p := range [...]*int64{&c.TickRate, &c.ArenaSize, &c.StartSpeed, &c.BaseSpeed, &c.MinSpeedPct,
+		&c.SpeedUpMilli, &c.SlowMilli, &c.WallAccel, &c.WallAccelOffset, &c.WallNear, &c.TurnDelayMs,
+		&c.TurnSpeed, &c.TurnQueue, &c.BrakeDecel, &c.BrakeDrain, &c.BrakeRefill, &c.Rubber, &c.RubberSpeed,
+		&c.RubberDecayMs, &c.WallsLength, &c.DeadWallDelayMs, &c.PrepareMs, &c.RoundOverMs, &c.MinPlayers,
+		&c.ScoreWin, &c.ScoreKill, &c.ScoreDeath, &c.ScoreSuicide, &c.MatchScore, &c.MatchRounds} {
+		v.i64(p)
+	}
+}
+
+type encoder struct{ b []byte }
+
+func (e *encoder) i64(p *int64)  { e.b = binary.AppendVarint(e.b, *p) }
+func (e *encoder) u64(p *uint64) { e.b = binary.AppendUvarint(e.b, *p) }
+func (e *encoder) u8(p *uint8)   { e.b = append(e.b, *p) }
+func (e *encoder) i8(p *int8)    { e.b = append(e.b, uint8(*p)) }
+func (e *encoder) flag(p *bool) {
+	b := byte(0)
+	if *p {
+		b = 1
+	}
+	e.b = append(e.b, b)
+}
+
+// decoder reads what encoder wrote; after the first error every read is a no-op.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail() { d.err = fmt.Errorf("%w: truncated or malformed", ErrCorrupt) }
+
+func (d *decoder) i64(p *int64) {
+	if d.err != nil {
+		return
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return
+	}
+	*p, d.b = v, d.b[n:]
+}
+
+func (d *decoder) u64(p *uint64) {
+	if d.err != nil {
+		return
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return
+	}
+	*p, d.b = v, d.b[n:]
+}
+
+func (d *decoder) byte() byte {
+	if d.err != nil || len(d.b) == 0 {
+		d.fail()
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
+
+func (d *decoder) u8(p *uint8) { *p = d.byte() }
+func (d *decoder) i8(p *int8)  { *p = int8(d.byte()) }
+func (d *decoder) flag(p *bool) {
+	v := d.byte()
+	if v > 1 {
+		d.fail()
+	}
+	*p = v == 1
+}
