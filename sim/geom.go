@@ -39,12 +39,19 @@ func (s *State) ray(x, y int64, dir uint8, rng int64, self int) (gap int64, owne
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
 			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
-				w, ok := s.visible(s.walls[int64(idx)-s.wallBase])
+				w := &s.walls[int64(idx)-s.wallBase]
+				// Geometry first: the standing part of a wall is a piece of
+				// the whole wall, so a miss on the whole is a miss.
+				g, hit := segGap(w, fx, fy, lx, ly, pf, pl)
+				if !hit || g >= gap || g > rng || (g == 0 && int(w.Owner) == self) {
+					continue
+				}
+				v, ok := s.visible(*w)
 				if !ok {
 					continue
 				}
-				if g, hit := segGap(&w, fx, fy, lx, ly, pf, pl); hit && g < gap && g <= rng && (g > 0 || int(w.Owner) != self) {
-					gap, owner = g, int(w.Owner)
+				if g, hit = segGap(&v, fx, fy, lx, ly, pf, pl); hit && g < gap && g <= rng && (g > 0 || int(v.Owner) != self) {
+					gap, owner = g, int(v.Owner)
 				}
 			}
 		}
@@ -55,11 +62,15 @@ func (s *State) ray(x, y int64, dir uint8, rng int64, self int) (gap int64, owne
 		if !c.Alive || i == self {
 			continue
 		}
-		w, ok := s.visible(c.openWall(i))
+		w := c.openWall(i)
+		if g, hit := segGap(&w, fx, fy, lx, ly, pf, pl); !hit || g >= gap || g > rng {
+			continue
+		}
+		v, ok := s.visible(w)
 		if !ok {
 			continue
 		}
-		if g, hit := segGap(&w, fx, fy, lx, ly, pf, pl); hit && g < gap && g <= rng {
+		if g, hit := segGap(&v, fx, fy, lx, ly, pf, pl); hit && g < gap && g <= rng {
 			gap, owner = g, i
 		}
 	}
@@ -112,11 +123,12 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right int64) {
 	pf, pl := x*fx+y*fy, x*lx+y*ly
 	near := s.cfg.WallNear
 	left, right = noHit, noHit
-	consider := func(w *Wall) {
+	// consider returns the side and lateral distance at which w would
+	// accelerate the cycle, or nil.
+	consider := func(w *Wall) (*int64, int64) {
 		f1, l1 := w.X1*fx+w.Y1*fy, w.X1*lx+w.Y1*ly
-		f2 := w.X2*fx + w.Y2*fy
 		if l1 != w.X2*lx+w.Y2*ly {
-			return // perpendicular: no acceleration
+			return nil, 0 // perpendicular: no acceleration
 		}
 		d := l1 - pl
 		side := &left
@@ -124,26 +136,42 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right int64) {
 			d, side = -d, &right
 		}
 		if d == 0 || d > near || d >= *side {
-			return
+			return nil, 0
 		}
-		if at := pf - d; at >= min(f1, f2) && at <= max(f1, f2) {
-			*side = d
+		f2 := w.X2*fx + w.Y2*fy
+		if at := pf - d; at < min(f1, f2) || at > max(f1, f2) {
+			return nil, 0
 		}
+		return side, d
 	}
-	cx0, cy0, cx1, cy1 := s.grid.cellRange(x-near, y-near, x+near, y+near)
+	// Only the rear half of the square around the cycle can hold a sensor point.
+	bx, by := x-fx*near, y-fy*near
+	cx0, cy0, cx1, cy1 := s.grid.cellRange(min(x, bx)-abs(lx)*near, min(y, by)-abs(ly)*near, max(x, bx)+abs(lx)*near, max(y, by)+abs(ly)*near)
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
 			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
-				if w, ok := s.visible(s.walls[int64(idx)-s.wallBase]); ok {
-					consider(&w)
+				w := &s.walls[int64(idx)-s.wallBase]
+				if side, _ := consider(w); side == nil {
+					continue
+				}
+				if v, ok := s.visible(*w); ok {
+					if side, d := consider(&v); side != nil {
+						*side = d
+					}
 				}
 			}
 		}
 	}
 	for i := range s.c.Cycles {
 		if c := &s.c.Cycles[i]; c.Alive && i != self {
-			if w, ok := s.visible(c.openWall(i)); ok {
-				consider(&w)
+			w := c.openWall(i)
+			if side, _ := consider(&w); side == nil {
+				continue
+			}
+			if v, ok := s.visible(w); ok {
+				if side, d := consider(&v); side != nil {
+					*side = d
+				}
 			}
 		}
 	}

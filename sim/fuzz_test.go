@@ -1,0 +1,88 @@
+package sim
+
+import "testing"
+
+// FuzzStep drives the simulation with arbitrary event streams (any kind, any
+// player id, any timing) and checks that nothing panics and that the physical
+// invariants hold after every tick.
+func FuzzStep(f *testing.F) {
+	f.Add([]byte{0, 0, 5, 0, 1, 5, 200, 0, 1, 3, 1, 2})
+	f.Add([]byte{0, 0, 5, 0, 1, 5, 0, 2, 5, 50, 0, 3, 1, 1, 1, 1, 2, 2, 9, 0, 6})
+	f.Add([]byte{0, 31, 5, 0, 200, 5, 255, 255, 255, 0, 0, 7, 0, 0, 8})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := NewState(DefaultConfig(), uint64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var evs []Event
+		if len(data) > 600 { // bound the run: a few thousand ticks at most
+			data = data[:600]
+		}
+		for len(data) >= 3 {
+			wait := int(data[0] % 32) // ticks to run before this event
+			for i := 0; i < wait; i++ {
+				s.Step(nil)
+				checkInvariants(t, s)
+			}
+			evs = append(evs[:0], Event{Player: data[1] % 40, Kind: EventKind(data[2] % 12), Seq: uint32(len(data))})
+			s.Step(evs)
+			checkInvariants(t, s)
+			data = data[3:]
+		}
+		for i := 0; i < 600; i++ {
+			s.Step(nil)
+			checkInvariants(t, s)
+		}
+	})
+}
+
+// checkInvariants fails if a living cycle is outside the arena or has driven
+// through a standing wall: its open segment may touch another wall only at
+// that wall's end (where a cycle died crossing it), never cut through it.
+func checkInvariants(t *testing.T, s *State) {
+	t.Helper()
+	a := s.cfg.ArenaSize
+	for i := range s.c.Cycles {
+		c := &s.c.Cycles[i]
+		if !c.Alive {
+			continue
+		}
+		if c.X <= 0 || c.X >= a || c.Y <= 0 || c.Y >= a {
+			t.Fatalf("tick %d: living cycle %d at (%d,%d), outside the arena", s.c.Tick, i, c.X, c.Y)
+		}
+		open := c.openWall(i)
+		check := func(w Wall) {
+			if v, ok := s.visible(w); ok && cutsThrough(&open, &v) {
+				t.Fatalf("tick %d: living cycle %d's trail %+v cuts through wall %+v", s.c.Tick, i, open, v)
+			}
+		}
+		for _, w := range s.RoundWalls() {
+			if int(w.Owner) != i {
+				check(w)
+			}
+		}
+		for j := range s.c.Cycles {
+			if j != i && s.c.Cycles[j].Alive {
+				check(s.c.Cycles[j].openWall(j))
+			}
+		}
+	}
+}
+
+// cutsThrough reports whether axis-aligned segments p and q share a point
+// that is strictly inside q (p's own ends count: a cycle's nose may not sit
+// inside a wall either), or overlap along one line.
+func cutsThrough(p, q *Wall) bool {
+	px0, px1, py0, py1 := min(p.X1, p.X2), max(p.X1, p.X2), min(p.Y1, p.Y2), max(p.Y1, p.Y2)
+	qx0, qx1, qy0, qy1 := min(q.X1, q.X2), max(q.X1, q.X2), min(q.Y1, q.Y2), max(q.Y1, q.Y2)
+	if px1 < qx0 || qx1 < px0 || py1 < qy0 || qy1 < py0 {
+		return false
+	}
+	// Intersection rectangle of the two boxes.
+	ix0, ix1, iy0, iy1 := max(px0, qx0), min(px1, qx1), max(py0, qy0), min(py1, qy1)
+	if ix0 != ix1 || iy0 != iy1 {
+		return true // overlapping along a line
+	}
+	// One shared point: fine when it is one of q's ends.
+	return !((ix0 == q.X1 && iy0 == q.Y1) || (ix0 == q.X2 && iy0 == q.Y2))
+}
