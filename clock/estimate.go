@@ -1,0 +1,212 @@
+package clock
+
+import "time"
+
+// DefaultRTTWindow is how long an RTT sample counts. At the 10 pings/s the
+// server sends, it holds 5 samples: up to 4 delayed ones in a row are ignored,
+// and an RTT that really went up is believed 500 ms after the last fast
+// sample, well inside the 2 s the lead has to settle in (issue acceptance).
+const DefaultRTTWindow = 500 * time.Millisecond
+
+// rttCap bounds the samples kept, so the filter needs no allocation. At a
+// ping rate above rttCap per window the window is shorter in time, which only
+// makes the filter follow an increase sooner.
+const rttCap = 64
+
+// jitterGainShift is log2 of the inverse gain of the jitter average: 1/16,
+// the gain of the interarrival jitter of RFC 3550, section 6.4.1, so the
+// estimate forgets within about two seconds at 10 pings/s.
+const jitterGainShift = 4
+
+// sample is one measurement taken at time at. lo is used by
+// OffsetEstimator only: the lowest clock offset the exchange allows.
+type sample struct {
+	at, rtt, lo time.Duration
+}
+
+// ring is a fixed ring of the newest samples, oldest first. Both filters of
+// the package keep one; it is plain data and copies whole.
+type ring struct {
+	buf     [rttCap]sample
+	head, n int
+}
+
+// expire drops samples older than window before now, and the oldest one if
+// the ring is full, making room for one more.
+func (r *ring) expire(now, window time.Duration) {
+	for r.n > 0 && (now-r.buf[r.head].at >= window || r.n == rttCap) {
+		r.head = (r.head + 1) % rttCap
+		r.n--
+	}
+}
+
+// push appends s as the newest sample.
+func (r *ring) push(s sample) {
+	r.buf[(r.head+r.n)%rttCap] = s
+	r.n++
+}
+
+// minRTT returns the slot of the sample with the lowest RTT, the newest
+// among equals (it carries the least clock drift), or -1 when empty.
+func (r *ring) minRTT() int {
+	best := -1
+	for k := 0; k < r.n; k++ {
+		i := (r.head + k) % rttCap
+		if best < 0 || r.buf[i].rtt <= r.buf[best].rtt {
+			best = i
+		}
+	}
+	return best
+}
+
+// RTTFilter estimates one link's round-trip time from timestamped ping/pong
+// exchanges. The server keeps one per client and measures it itself: that
+// value, not one the client reports, sets the client's leniency
+// (netcode.md, section 2).
+//
+// The estimate is the minimum over the samples of the last Window. Queues
+// and retransmissions only ever add delay, so the lowest recent sample is the
+// path's own latency and delayed samples cannot raise it; a decrease is taken
+// at once (the new sample is the new minimum), an increase once the last
+// faster sample has left the window. A low percentile would tolerate more
+// delayed samples, but it follows a step down only once several low samples
+// have arrived, and it needs sorting.
+//
+// Jitter is the mean deviation of the samples above that floor, averaged as
+// RFC 3550 averages its interarrival jitter. It feeds the leniency margin
+// (JitterMargin), never the leads, so it does not move the perceived lags.
+//
+// The zero value is ready to use. Methods take the time as a parameter; now
+// must not decrease from call to call.
+type RTTFilter struct {
+	// Window is how long a sample counts; zero means DefaultRTTWindow.
+	Window time.Duration
+
+	r      ring
+	floor  time.Duration
+	jitter time.Duration
+}
+
+// Add records a round-trip time measured at now (the pong's arrival). The
+// server must take the send time from its own record of the ping (by
+// sequence number), not from a timestamp the client echoes, or the client
+// could report any RTT it likes. Negative samples are dropped.
+func (f *RTTFilter) Add(now, rtt time.Duration) {
+	if rtt < 0 {
+		return
+	}
+	f.r.expire(now, orDefault(f.Window, DefaultRTTWindow))
+	f.r.push(sample{at: now, rtt: rtt})
+	f.floor = f.r.buf[f.r.minRTT()].rtt
+	f.jitter += (rtt - f.floor - f.jitter) >> jitterGainShift
+}
+
+// RTT returns the current round-trip estimate, zero before the first sample.
+func (f *RTTFilter) RTT() time.Duration { return f.floor }
+
+// OneWay returns half the round trip: the o_i of netcode.md, section 3,
+// before any jitter margin. Paths are assumed symmetric; the late/early
+// reports of section 2 (LateFeedback) correct the leads where they are not.
+func (f *RTTFilter) OneWay() time.Duration { return f.floor / 2 }
+
+// Jitter returns the mean deviation of recent samples above RTT.
+func (f *RTTFilter) Jitter() time.Duration { return f.jitter }
+
+// Samples returns how many samples the window holds; zero means no estimate.
+func (f *RTTFilter) Samples() int { return f.r.n }
+
+// Reset forgets everything, for a reconnect: the old path says nothing
+// about the new one. The Window setting is kept.
+func (f *RTTFilter) Reset() { *f = RTTFilter{Window: f.Window} }
+
+// orDefault returns w, or def when w is not positive: zero-valued settings
+// mean the documented default throughout the package.
+func orDefault(w, def time.Duration) time.Duration {
+	if w <= 0 {
+		return def
+	}
+	return w
+}
+
+// DefaultOffsetWindow is how long a ping/pong sample can serve as the offset
+// estimate. Longer than DefaultRTTWindow: the clock offset does not change
+// when the path does (only drift moves it, parts per million), so keeping a
+// good sample longer rides out longer bursts of delayed ones.
+const DefaultOffsetWindow = 2 * time.Second
+
+// OffsetEstimator estimates, on the client, serverTime - localTime from
+// ping/pong exchanges: the client stamps its ping with its local send time,
+// the server answers with its own clock reading ts, the client notes the
+// local arrival time (netcode.md, section 2).
+//
+// The server read ts at some local instant between send and receive, so an
+// exchange proves the offset lies in [ts - received, ts - sent], whatever the
+// delays were. The estimate is the middle of the intersection of those
+// intervals over the window: a delay spike in either direction widens its
+// own interval and moves nothing, and the bounds come from the fastest
+// uplink and the fastest downlink seen, which need not be the same exchange.
+// When the intersection is empty (clock drift over the window, or a server
+// clock step) it falls back to NTP's choice, the middle of the lowest-RTT
+// exchange. What no estimator can see is a path that is asymmetric all the
+// time: the middle is then off by half the asymmetry, and the late/early
+// reports of section 2 (LateFeedback) correct the lead for it.
+//
+// The zero value is ready to use. Times must not decrease from call to call.
+type OffsetEstimator struct {
+	// Window is how long a sample counts; zero means DefaultOffsetWindow.
+	Window time.Duration
+
+	r                   ring
+	offset, uncertainty time.Duration
+	minRTT              time.Duration
+}
+
+// Add records one exchange: the local time the ping was sent, the server
+// time stamped in the pong, and the local time the pong arrived. Samples
+// with a negative round trip are dropped.
+func (e *OffsetEstimator) Add(sent, serverTime, received time.Duration) {
+	rtt := received - sent
+	if rtt < 0 {
+		return
+	}
+	e.r.expire(received, orDefault(e.Window, DefaultOffsetWindow))
+	e.r.push(sample{at: received, rtt: rtt, lo: serverTime - received})
+	best := e.r.buf[e.r.minRTT()]
+	e.minRTT = best.rtt
+	lo, hi := best.lo, best.lo+best.rtt
+	for k := 0; k < e.r.n; k++ {
+		s := e.r.buf[(e.r.head+k)%rttCap]
+		lo, hi = max(lo, s.lo), min(hi, s.lo+s.rtt)
+	}
+	if lo > hi { // no offset fits every exchange: use the best one alone
+		lo, hi = best.lo, best.lo+best.rtt
+	}
+	e.uncertainty = (hi - lo) / 2
+	e.offset = lo + e.uncertainty
+}
+
+// Offset returns the estimate of serverTime - localTime, zero before the
+// first sample.
+func (e *OffsetEstimator) Offset() time.Duration { return e.offset }
+
+// ServerTime converts a local clock reading to the estimated server time.
+func (e *OffsetEstimator) ServerTime(local time.Duration) time.Duration {
+	return local + e.offset
+}
+
+// Uncertainty bounds the estimate's error: half the width of the interval
+// the exchanges allow, asymmetry included. It is never below half the path's
+// round trip (the server may have stamped anywhere along it); the middle is
+// usually far closer than that.
+func (e *OffsetEstimator) Uncertainty() time.Duration { return e.uncertainty }
+
+// RTT returns the lowest round trip of the window, what the client can
+// show as its own ping.
+func (e *OffsetEstimator) RTT() time.Duration { return e.minRTT }
+
+// Ready reports whether there is an estimate at all.
+func (e *OffsetEstimator) Ready() bool { return e.r.n > 0 }
+
+// Reset forgets everything, for a reconnect or a server change. The Window
+// setting is kept.
+func (e *OffsetEstimator) Reset() { *e = OffsetEstimator{Window: e.Window} }
