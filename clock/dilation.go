@@ -96,8 +96,8 @@ func (d Dilation) Correct(leadErr time.Duration) (rate Rate, jump bool) {
 // Defaults of LateFeedback.
 const (
 	// DefaultFeedbackMaxRaise bounds how much the reports can add to the
-	// lead: enough for a badly asymmetric path, not enough to hide a broken
-	// RTT estimate.
+	// lead: enough for a slow input path, not enough to hide a broken RTT
+	// estimate.
 	DefaultFeedbackMaxRaise = 100 * time.Millisecond
 
 	// DefaultFeedbackMaxLower bounds how much they can take away: lowering
@@ -123,13 +123,17 @@ const (
 // LateFeedback turns the server's per-event reports (netcode.md, section 2:
 // "a client whose events keep arriving late raises its lead a little; one with
 // a wide margin lowers it") into an adjustment the client adds to the target
-// lead the server sets. It corrects what the RTT cannot show: an asymmetric
-// path (uplink slower than half the round trip), a jitter margin too small,
-// a queue in the browser. It raises quickly (each late event adds half its
-// lateness, 1 to 5 ms) and lowers slowly (once per Interval, half the spare
-// beyond Wide, and only after an interval with no late event), because a late
-// event costs a postponed turn while a little extra lead costs a little
-// staleness. The zero value uses the defaults.
+// lead the server sets. It corrects what the ping/pong exchanges cannot show:
+// delay the events have and the pings do not (a send queue behind a burst, a
+// busy browser, the server's input handling), a jitter margin too small for
+// the link, an asymmetry that changed within the offset window. (A steady
+// asymmetric path needs no correction: see RTTFilter.OneWay.)
+//
+// It raises quickly (each late event adds half its lateness, 1 to 5 ms) and
+// lowers slowly (once per Interval, half the spare beyond Wide, and only
+// after an interval with no late event), because a late event costs a
+// postponed turn while a little extra lead costs a little staleness. The
+// zero value uses the defaults.
 type LateFeedback struct {
 	MaxRaise time.Duration // upper bound of Adjustment; zero means DefaultFeedbackMaxRaise
 	MaxLower time.Duration // -MaxLower is the lower bound; zero means DefaultFeedbackMaxLower

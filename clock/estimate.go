@@ -105,8 +105,10 @@ func (f *RTTFilter) Add(now, rtt time.Duration) {
 func (f *RTTFilter) RTT() time.Duration { return f.floor }
 
 // OneWay returns half the round trip: the o_i of netcode.md, section 3,
-// before any jitter margin. Paths are assumed symmetric; the late/early
-// reports of section 2 (LateFeedback) correct the leads where they are not.
+// before any jitter margin. On an asymmetric path it is not the uplink's
+// delay, and need not be: the client's offset estimate is wrong by the same
+// half asymmetry the other way, so its events still arrive exactly o_i - L_i
+// late (TestAsymmetricPathCancels).
 func (f *RTTFilter) OneWay() time.Duration { return f.floor / 2 }
 
 // Jitter returns the mean deviation of recent samples above RTT.
@@ -148,8 +150,10 @@ const DefaultOffsetWindow = 2 * time.Second
 // When the intersection is empty (clock drift over the window, or a server
 // clock step) it falls back to NTP's choice, the middle of the lowest-RTT
 // exchange. What no estimator can see is a path that is asymmetric all the
-// time: the middle is then off by half the asymmetry, and the late/early
-// reports of section 2 (LateFeedback) correct the lead for it.
+// time: the middle is then off by half the asymmetry. That error cancels the
+// one of taking RTT/2 as the uplink's delay (see RTTFilter.OneWay), so it
+// moves neither the server's view of the client's events nor the perceived
+// lags; it only shows if the client's clock is compared with another one.
 //
 // The zero value is ready to use. Times must not decrease from call to call.
 type OffsetEstimator struct {

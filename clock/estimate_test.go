@@ -150,7 +150,8 @@ func TestOffsetEstimatorAsymmetricSpikes(t *testing.T) {
 		{"both, one clean in nineteen", cleanEvery(30*ms, 19, 45*ms), cleanEvery(30*ms, 19, 5*ms), theta, 0},
 		{"random jitter 5ms", jittery(rng, 30*ms, 5*ms), jittery(rng, 30*ms, 5*ms), theta, ms},
 		// A path that is asymmetric all the time is invisible to ping/pong:
-		// the estimate is off by half the asymmetry (LateFeedback's job).
+		// the estimate is off by half the asymmetry (harmless, see
+		// TestAsymmetricPathCancels).
 		{"constant asymmetry", fixed(40 * ms), fixed(20 * ms), theta + 10*ms, 0},
 	}
 	for _, tt := range tests {
@@ -229,4 +230,34 @@ func cleanEvery(base time.Duration, every int, extra time.Duration) func(int) ti
 
 func jittery(rng *rand.Rand, base, j time.Duration) func(int) time.Duration {
 	return func(int) time.Duration { return base + time.Duration(rng.Int64N(int64(j))) }
+}
+
+// On a path slower one way than the other, RTT/2 is not the uplink's delay
+// and the offset estimate is off by half the difference; the two errors
+// cancel, so an event reaches the server exactly o - L after its tick, as
+// the leniency assumes (netcode.md, section 3).
+func TestAsymmetricPathCancels(t *testing.T) {
+	const theta = 987654321 * time.Nanosecond // serverTime - localTime
+	tests := []struct{ up, down, lead time.Duration }{
+		{30 * ms, 30 * ms, 30 * ms},
+		{50 * ms, 10 * ms, 30 * ms},
+		{5 * ms, 75 * ms, 40 * ms},
+		{120 * ms, 40 * ms, 20 * ms}, // charity: lead below o
+	}
+	for _, tt := range tests {
+		var rtt RTTFilter
+		var off OffsetEstimator
+		for k := range 30 {
+			sent := time.Duration(k) * pingEvery
+			ts := sent + theta + tt.up
+			off.Add(sent, ts, ts-theta+tt.down)
+			rtt.Add(sent, tt.up+tt.down)
+		}
+		local := 5 * time.Second
+		tick := off.ServerTime(local) + tt.lead // the client's sim time
+		arrival := local + theta + tt.up        // server clock when the event lands
+		if got, want := arrival-tick, rtt.OneWay()-tt.lead; got != want {
+			t.Errorf("up %v down %v lead %v: event %v late, want o-L = %v", tt.up, tt.down, tt.lead, got, want)
+		}
+	}
 }
