@@ -1,0 +1,70 @@
+package history
+
+// Finalize steps the confirmed state through every tick before `through`: the
+// caller guarantees that no event can still land there. Round records are
+// cut as rounds start, and the log forgets what neither the confirmed round
+// nor the snapshot window can need.
+func (t *Timeline) Finalize(through int64) {
+	if t.conf == nil {
+		t.Log.DropBefore(min(through, t.pred.Tick()) - t.opt.Window)
+		return
+	}
+	through = min(through, t.pred.Tick())
+	for tick := t.conf.Tick(); tick < through; tick++ {
+		t.evBuf = t.Log.AppendAt(t.evBuf[:0], tick)
+		t.conf.Step(t.evBuf)
+		next := tick + 1
+		if m, r := t.conf.Round(); m != t.confRound[0] || r != t.confRound[1] {
+			t.confRound = [2]int64{m, r}
+			t.newRound(next)
+		}
+		if next%t.opt.HashEvery == 0 {
+			t.roundHash = append(t.roundHash, TickHash{next, t.conf.Hash()})
+		}
+	}
+	// Rollbacks never reach before the confirmed tick, so the predicted state
+	// needs nothing older than the snapshot at or before it.
+	t.Log.DropBefore(min(t.roundTick, t.conf.Tick()-t.opt.SnapshotEvery))
+}
+
+// newRound closes the previous round's record and snapshots the new round's
+// start: the confirmed state after the tick that started it.
+func (t *Timeline) newRound(start int64) {
+	if t.opt.OnRound != nil {
+		evs := t.Log.Range(t.roundTick, start)
+		rec := RoundRecord{
+			StartTick: t.roundTick, EndTick: start, Start: t.roundSnap,
+			Events: append([]TickEvent(nil), evs...),
+			Hashes: append(t.roundHash, TickHash{start, t.conf.Hash()}),
+		}
+		t.opt.OnRound(rec)
+	}
+	t.roundTick = start
+	t.roundSnap = t.conf.AppendBinary(nil)
+	t.roundHash = nil
+}
+
+// Round returns the record of the round in progress on the confirmed state so
+// far (for a replay written at shutdown). The slices are copies.
+func (t *Timeline) Round() RoundRecord {
+	if t.conf == nil {
+		return RoundRecord{}
+	}
+	end := t.conf.Tick()
+	return RoundRecord{
+		StartTick: t.roundTick, EndTick: end, Start: t.roundSnap,
+		Events: append([]TickEvent(nil), t.Log.Range(t.roundTick, end)...),
+		Hashes: append(append([]TickHash(nil), t.roundHash...), TickHash{end, t.conf.Hash()}),
+	}
+}
+
+// JoinData is what a newcomer or a resynced client needs: the confirmed state
+// encoded now, and every event logged at or after its tick (some of them still
+// in the server's future). Replaying them brings it to the present.
+func (t *Timeline) JoinData() (tick int64, state []byte, events []TickEvent) {
+	if t.conf == nil {
+		return 0, nil, nil
+	}
+	tick = t.conf.Tick()
+	return tick, t.conf.AppendBinary(nil), append([]TickEvent(nil), t.Log.From(tick)...)
+}

@@ -1,0 +1,306 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"webtron/sim"
+)
+
+func newTL(t testing.TB, opt Options) *Timeline {
+	t.Helper()
+	s, err := sim.NewState(sim.DefaultConfig(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := New(s, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
+func TestLogOrderAndDuplicates(t *testing.T) {
+	var l Log
+	in := []TickEvent{
+		{5, sim.Event{Kind: sim.EvTurnLeft, Player: 2, Seq: 1}},
+		{3, sim.Event{Kind: sim.EvTurnRight, Player: 1, Seq: 9}},
+		{5, sim.Event{Kind: sim.EvTurnLeft, Player: 1, Seq: 4}},
+		{5, sim.Event{Kind: sim.EvTurnLeft, Player: 1, Seq: 3}},
+	}
+	for _, te := range in {
+		if !l.Insert(te) {
+			t.Fatalf("insert %v: refused", te)
+		}
+	}
+	if l.Insert(in[0]) {
+		t.Fatal("duplicate accepted")
+	}
+	got := l.AppendAt(nil, 5)
+	want := []sim.Event{in[3].Ev, in[2].Ev, in[0].Ev}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("tick 5: got %v, want %v", got, want)
+	}
+	if !l.Remove(in[2]) || l.Remove(in[2]) {
+		t.Fatal("remove: want true then false")
+	}
+	l.DropBefore(5)
+	if l.Len() != 2 || len(l.From(0)) != 2 || len(l.Range(0, 5)) != 0 {
+		t.Fatalf("after DropBefore(5): %d events", l.Len())
+	}
+}
+
+// TestRequestSequence asserts the exact work of a rollback, as GGRS's tests do.
+func TestRequestSequence(t *testing.T) {
+	tl := newTL(t, Options{SnapshotEvery: 4})
+	reqs, err := tl.Plan(6, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[save 0 advance 0 advance 1 advance 2 advance 3 save 4 advance 4 advance 5]"
+	if got := fmt.Sprint(reqs); got != want {
+		t.Fatalf("first plan:\n got %s\nwant %s", got, want)
+	}
+	if err := tl.Apply(reqs); err != nil {
+		t.Fatal(err)
+	}
+	tl.Insert(TickEvent{5, sim.Event{Kind: sim.EvJoin, Player: 3}})
+	tl.Insert(TickEvent{6, sim.Event{Kind: sim.EvJoin, Player: 4}}) // not simulated yet: no rollback
+	reqs, _ = tl.Plan(9, nil)
+	want = "[load 4 advance 4 advance 5 advance 6 advance 7 save 8 advance 8]"
+	if got := fmt.Sprint(reqs); got != want {
+		t.Fatalf("rollback plan:\n got %s\nwant %s", got, want)
+	}
+	if err := tl.Apply(reqs); err != nil {
+		t.Fatal(err)
+	}
+	tl.Insert(TickEvent{2, sim.Event{Kind: sim.EvJoin, Player: 5}})
+	reqs, _ = tl.Plan(9, nil)
+	want = "[load 0 advance 0 advance 1 advance 2 advance 3 save 4 advance 4 advance 5 advance 6 advance 7 save 8 advance 8]"
+	if got := fmt.Sprint(reqs); got != want {
+		t.Fatalf("deeper rollback plan:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestRollbackTooDeep(t *testing.T) {
+	tl := newTL(t, Options{Window: 40, SnapshotEvery: 4})
+	if _, err := tl.Advance(500); err != nil {
+		t.Fatal(err)
+	}
+	tl.Insert(TickEvent{10, sim.Event{Kind: sim.EvJoin, Player: 1}})
+	if _, err := tl.Advance(501); !errors.Is(err, ErrTooDeep) {
+		t.Fatalf("rollback of 490 ticks with a 40-tick window: got %v, want ErrTooDeep", err)
+	}
+}
+
+// gen makes a seeded stream of player inputs for n players.
+type gen struct {
+	rng uint64
+	n   int
+	seq [sim.MaxPlayers]uint32
+}
+
+func (g *gen) next() uint64 {
+	g.rng ^= g.rng << 13
+	g.rng ^= g.rng >> 7
+	g.rng ^= g.rng << 17
+	return g.rng
+}
+
+func (g *gen) events(tick int64, out []TickEvent) []TickEvent {
+	if tick == 0 {
+		for p := 0; p < g.n; p++ {
+			out = append(out, TickEvent{0, sim.Event{Kind: sim.EvJoin, Player: uint8(p)}})
+		}
+		return out
+	}
+	for p := 0; p < g.n; p++ {
+		if v := g.next(); v%30 == 0 {
+			g.seq[p]++
+			out = append(out, TickEvent{tick, sim.Event{Kind: sim.EvTurnLeft + sim.EventKind(v>>8%4), Player: uint8(p), Seq: g.seq[p]}})
+		}
+	}
+	return out
+}
+
+// TestLateEventsMatchOnTime inserts every event a random 0..40 ticks after its
+// tick has been simulated; after the rollbacks the state must equal one that
+// had every event on time.
+func TestLateEventsMatchOnTime(t *testing.T) {
+	ref := newTL(t, Options{})
+	late := newTL(t, Options{})
+	g := &gen{rng: 77, n: 8}
+	type pending struct {
+		te TickEvent
+		at int64
+	}
+	var queue []pending
+	var r uint64 = 5
+	for tick := int64(0); tick < 5000; tick++ {
+		for _, te := range g.events(tick, nil) {
+			ref.Insert(te)
+			r = r*6364136223846793005 + 1442695040888963407
+			queue = append(queue, pending{te, tick + int64(r>>33%41)})
+		}
+		keep := queue[:0]
+		for _, p := range queue {
+			if p.at <= tick {
+				late.Insert(p.te)
+			} else {
+				keep = append(keep, p)
+			}
+		}
+		queue = keep
+		ref.Advance(tick + 1)
+		if _, err := late.Advance(tick + 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range queue {
+		late.Insert(p.te)
+	}
+	late.Advance(5000)
+	if ref.State().Hash() != late.State().Hash() {
+		t.Fatal("hash with late events differs from on-time hash")
+	}
+	if late.Rollbacks == 0 {
+		t.Fatal("no rollbacks happened: the test is not testing anything")
+	}
+	t.Logf("%d rollbacks, %d ticks replayed", late.Rollbacks, late.RolledBack)
+}
+
+func TestAuthority(t *testing.T) {
+	tl := newTL(t, Options{Confirmed: true})
+	a := NewAuthority(tl, 60)
+	for p := 0; p < 3; p++ {
+		a.Server(sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
+		a.SetActive(p, true)
+	}
+	a.SetLeniency(1, 10)
+	// Run into the round's play phase.
+	for now := int64(1); now < 600; now++ {
+		if _, err := a.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := a.Now()
+	turn := func(p int, seq uint32) sim.Event {
+		return sim.Event{Kind: sim.EvTurnLeft, Player: uint8(p), Seq: seq}
+	}
+	cases := []struct {
+		name       string
+		from       int
+		ev         sim.Event
+		tick       int64
+		wantStatus Status
+		wantTick   int64
+		wantReason Reason
+	}{
+		{"on time", 0, turn(0, 1), now, Accepted, now, 0},
+		{"future", 0, turn(0, 2), now + 30, Accepted, now + 30, 0},
+		{"too far ahead", 0, turn(0, 3), now + 61, Refused, 0, ReasonTooFarAhead},
+		{"no leniency: postponed to now", 0, turn(0, 4), now - 3, Postponed, now, 0},
+		{"within leniency", 1, turn(1, 1), now - 10, Accepted, now - 10, 0},
+		{"beyond leniency", 1, turn(1, 2), now - 11, Postponed, now - 10, 0},
+		{"duplicate", 1, turn(1, 2), now, Refused, 0, ReasonDuplicate},
+		{"another player's", 2, turn(1, 9), now, Refused, 0, ReasonNotYourPlayer},
+		{"server kind", 2, sim.Event{Kind: sim.EvRoundStart, Player: 2, Seq: 5}, now, Refused, 0, ReasonInvalidKind},
+		{"join is not a proposal", 2, sim.Event{Kind: sim.EvJoin, Player: 2, Seq: 6}, now, Refused, 0, ReasonInvalidKind},
+		{"not in the round", 7, turn(7, 1), now, Refused, 0, ReasonNotAlive},
+	}
+	for _, c := range cases {
+		d := a.Propose(c.from, c.ev, c.tick)
+		if d.Status != c.wantStatus || d.Tick != c.wantTick || d.Reason != c.wantReason {
+			t.Errorf("%s: got %+v, want status %d tick %d reason %v", c.name, d, c.wantStatus, c.wantTick, c.wantReason)
+		}
+	}
+	if got, want := a.Final(1), now-11; got != want {
+		t.Errorf("final tick of player 1: got %d, want %d", got, want)
+	}
+}
+
+// TestJoinDataCatchesUp checks that a newcomer built from JoinData reaches the
+// server's hash.
+func TestJoinDataCatchesUp(t *testing.T) {
+	tl := newTL(t, Options{Confirmed: true})
+	a := NewAuthority(tl, 60)
+	g := &gen{rng: 9, n: 6}
+	var rounds []RoundRecord
+	tl.opt.OnRound = func(r RoundRecord) { rounds = append(rounds, r) }
+	for now := int64(0); now < 8000; now++ {
+		for _, te := range g.events(now, nil) {
+			a.Server(te.Ev)
+		}
+		a.Tick(now + 1)
+	}
+	tick, state, evs := tl.JoinData()
+	s, err := sim.UnmarshalState(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ := New(s, Options{})
+	for _, te := range evs {
+		j.Insert(te)
+	}
+	if _, err := j.Advance(tl.Present()); err != nil {
+		t.Fatal(err)
+	}
+	if j.State().Hash() != tl.State().Hash() {
+		t.Fatalf("joiner from tick %d: hash differs from the server's present", tick)
+	}
+	if len(rounds) < 2 {
+		t.Fatalf("only %d round records", len(rounds))
+	}
+	// Each round record replays to its recorded hashes.
+	for _, r := range rounds {
+		s, err := sim.UnmarshalState(r.Start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf []sim.Event
+		i := 0
+		for _, h := range r.Hashes {
+			for s.Tick() < h.Tick {
+				buf = buf[:0]
+				for ; i < len(r.Events) && r.Events[i].Tick == s.Tick(); i++ {
+					buf = append(buf, r.Events[i].Ev)
+				}
+				s.Step(buf)
+			}
+			if s.Hash() != h.Hash {
+				t.Fatalf("round from %d: hash at %d differs", r.StartTick, h.Tick)
+			}
+		}
+	}
+}
+
+// BenchmarkServerLateEvent accepts an event 30 ticks late in an 8-player room
+// and rolls back and replays to the present, as the server does.
+func BenchmarkServerLateEvent(b *testing.B) {
+	tl := newTL(b, Options{Confirmed: true})
+	a := NewAuthority(tl, 60)
+	g := &gen{rng: 3, n: 8}
+	for p := 0; p < 8; p++ {
+		a.Server(sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
+		a.SetActive(p, true)
+		a.SetLeniency(p, 40)
+	}
+	now := int64(1)
+	for ; now < 700; now++ {
+		a.Tick(now)
+	}
+	seq := uint32(1000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		seq++
+		p := i % 8
+		a.Propose(p, sim.Event{Kind: sim.EvBrakeOn + sim.EventKind(i%2), Player: uint8(p), Seq: seq}, a.Now()-30)
+		if _, err := tl.Advance(a.Now()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	_ = g
+}
