@@ -19,7 +19,9 @@ func (t *Timeline) Finalize(through int64) {
 			t.newRound(next)
 		}
 		if next%t.opt.HashEvery == 0 {
-			t.roundHash = append(t.roundHash, TickHash{next, t.conf.Hash()})
+			h := t.conf.Hash()
+			t.roundHash = append(t.roundHash, TickHash{next, h})
+			t.confHash[next/t.opt.HashEvery%int64(len(t.confHash))] = hashSlot{next, h}
 		}
 	}
 	// Rollbacks never reach before the confirmed tick, so the predicted state
@@ -42,6 +44,16 @@ func (t *Timeline) newRound(start int64) {
 	t.roundTick = start
 	t.roundSnap = t.conf.AppendBinary(nil)
 	t.roundHash = nil
+}
+
+// ConfirmedHash returns the confirmed state's hash at tick (a multiple of
+// HashEvery, recently finalized), to check a client's report against.
+func (t *Timeline) ConfirmedHash(tick int64) (uint64, bool) {
+	if t.conf == nil || tick%t.opt.HashEvery != 0 || tick < 0 {
+		return 0, false
+	}
+	h := t.confHash[tick/t.opt.HashEvery%int64(len(t.confHash))]
+	return h.hash, h.tick == tick
 }
 
 // Round returns the record of the round in progress on the confirmed state so

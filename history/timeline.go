@@ -81,6 +81,7 @@ type Timeline struct {
 	roundTick int64    // tick of the confirmed round's start snapshot
 	roundSnap []byte   // encoded confirmed state at roundTick
 	roundHash []TickHash
+	confHash  []hashSlot // ring of confirmed hashes, for checking clients' reports
 
 	evBuf []sim.Event
 	reqs  []Request
@@ -121,6 +122,7 @@ func New(s *sim.State, opt Options) (*Timeline, error) {
 	t := &Timeline{opt: opt, pred: s, dirty: noDirty}
 	t.ring = make([]ringSlot, opt.Window/opt.SnapshotEvery+2)
 	t.hashes = make([]hashSlot, opt.Window/opt.HashEvery+2)
+	t.confHash = make([]hashSlot, 4*len(t.hashes))
 	if opt.Confirmed {
 		enc := s.AppendBinary(nil)
 		c, err := sim.UnmarshalState(enc)
@@ -168,6 +170,16 @@ func (t *Timeline) Move(te TickEvent, tick int64) bool {
 	te.Tick = tick
 	t.Log.Insert(te)
 	t.touch(tick)
+	return true
+}
+
+// Remove takes an event out of the log (a client's own event that the server
+// refused), rolling back from its tick.
+func (t *Timeline) Remove(te TickEvent) bool {
+	if !t.Log.Remove(te) {
+		return false
+	}
+	t.touch(te.Tick)
 	return true
 }
 
