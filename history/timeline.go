@@ -71,6 +71,7 @@ type Timeline struct {
 	Log  Log
 	pred *sim.State
 	ring []ringSlot
+	base sim.Snapshot // the starting state, which need not fall on a ring tick
 	// dirty is the first tick whose events changed since it was simulated;
 	// noDirty when none did.
 	dirty  int64
@@ -120,6 +121,7 @@ func New(s *sim.State, opt Options) (*Timeline, error) {
 		opt.HashEvery = DefaultHashEvery
 	}
 	t := &Timeline{opt: opt, pred: s, dirty: noDirty}
+	s.Save(&t.base)
 	t.ring = make([]ringSlot, opt.Window/opt.SnapshotEvery+2)
 	t.hashes = make([]hashSlot, opt.Window/opt.HashEvery+2)
 	t.confHash = make([]hashSlot, 4*len(t.hashes))
@@ -198,7 +200,10 @@ func (t *Timeline) Plan(target int64, reqs []Request) ([]Request, error) {
 		k := t.opt.SnapshotEvery
 		s := t.dirty / k * k
 		if sl := &t.ring[t.slot(s)]; !sl.snap.Valid() || sl.snap.Tick() != s {
-			return reqs, fmt.Errorf("%w: tick %d, present %d", ErrTooDeep, t.dirty, from)
+			if t.base.Tick() > t.dirty || from-t.base.Tick() > t.opt.Window {
+				return reqs, fmt.Errorf("%w: tick %d, present %d", ErrTooDeep, t.dirty, from)
+			}
+			s = t.base.Tick() // back to where the timeline started
 		}
 		reqs = append(reqs, Request{ReqLoad, s})
 		for tick := s; tick < from; tick++ {
@@ -222,7 +227,11 @@ func (t *Timeline) Apply(reqs []Request) error {
 	for _, r := range reqs {
 		switch r.Kind {
 		case ReqLoad:
-			if err := t.pred.Restore(&t.ring[t.slot(r.Tick)].snap); err != nil {
+			sn := &t.ring[t.slot(r.Tick)].snap
+			if !sn.Valid() || sn.Tick() != r.Tick {
+				sn = &t.base
+			}
+			if err := t.pred.Restore(sn); err != nil {
 				return err
 			}
 			t.Rollbacks++

@@ -1,0 +1,169 @@
+package client
+
+import (
+	"time"
+
+	"webtron/history"
+	"webtron/proto"
+	"webtron/sim"
+)
+
+// welcome starts the session: clock sample, identity, history.
+func (s *Session) welcome(now time.Duration, m *proto.Welcome) error {
+	s.offset.Add(fromUs(m.ClientTime), fromUs(m.ServerTime), now)
+	s.rate = int64(m.TickRate)
+	s.dt = time.Second / time.Duration(m.TickRate)
+	s.you = int(m.Player)
+	if m.Spectator {
+		s.you = -1
+	}
+	s.token = m.Token
+	s.roster = m.Roster
+	if err := s.load(m.History); err != nil {
+		return err
+	}
+	s.started = true
+	s.lead = s.offset.RTT() / 2 // a first guess until the server's heartbeat says
+	s.simTime = s.offset.ServerTime(now) + s.lead
+	s.lastNow = now
+	s.Update(now)
+	return nil
+}
+
+// load (re)builds the timeline from a snapshot and the events after it.
+func (s *Session) load(h proto.History) error {
+	st, err := sim.UnmarshalState(h.Snapshot)
+	if err != nil {
+		return err
+	}
+	tl, err := history.New(st, history.Options{})
+	if err != nil {
+		return err
+	}
+	for _, te := range h.Events {
+		tl.Insert(history.TickEvent{Tick: int64(te.Tick), Ev: te.Event})
+	}
+	if s.tl != nil {
+		tl.Rollbacks, tl.RolledBack = s.tl.Rollbacks, s.tl.RolledBack
+	}
+	s.tl = tl
+	s.bcast = h.Seq
+	clear(s.pending)
+	clear(s.pendKind)
+	clear(s.sentAt)
+	s.finalAll = int64(h.Tick)
+	for p := range s.final {
+		s.final[p] = int64(h.Tick) - 1
+	}
+	every := tl.HashEvery()
+	s.nextHash = (int64(h.Tick)/every + 1) * every
+	if s.started {
+		s.tl.Advance(min(s.presentAt(s.lastNow), tl.Present()+maxCatchUp))
+	}
+	return nil
+}
+
+// maxCatchUp bounds the ticks one Update simulates, so a tab coming back
+// from the background spreads its catching up over frames.
+const maxCatchUp = 600
+
+// clockAt is the client's clock (server time plus lead) at local time now.
+func (s *Session) clockAt(now time.Duration) time.Duration {
+	return s.simTime + s.rateNow.Scale(now-s.lastNow)
+}
+
+// presentAt is the client's present tick at local time now.
+func (s *Session) presentAt(now time.Duration) int64 { return int64(s.clockAt(now) / s.dt) }
+
+func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
+	if m.Seq > s.bcast && m.Seq-s.bcast <= proto.MaxResendSpan {
+		s.queue(&proto.ResendRequest{First: s.bcast, Last: m.Seq - 1})
+	}
+	if m.Seq >= s.bcast {
+		s.bcast = m.Seq + 1
+	}
+	at := s.clockAt(now)
+	for _, te := range m.Events {
+		ev := history.TickEvent{Tick: int64(te.Tick), Ev: te.Event}
+		if int(ev.Ev.Player) == s.you {
+			if old, ok := s.pending[ev.Ev.Seq]; ok {
+				if old != ev.Tick {
+					s.tl.Move(history.TickEvent{Tick: old, Ev: s.pendKind[ev.Ev.Seq]}, ev.Tick)
+				}
+				s.forget(ev.Ev.Seq)
+				continue
+			}
+		}
+		if ok, _ := s.tl.Insert(ev); !ok {
+			continue // a resent broadcast we already have
+		}
+		if int(ev.Ev.Player) != s.you && ev.Ev.Player < sim.MaxPlayers {
+			s.stats.EventsReceived++
+			// Measured U (netcode.md section 5): the viewer's clock at receipt
+			// minus the event's tick. The clock is not floored to whole ticks,
+			// which would bias the measure by half a tick.
+			lag := at - time.Duration(ev.Tick)*s.dt
+			s.lagRing[ev.Ev.Player].add(lag)
+			if s.OnEvent != nil {
+				s.OnEvent(ev, lag)
+			}
+		}
+	}
+}
+
+func (s *Session) postponed(now time.Duration, m *proto.Postponed) {
+	s.stats.Postponed++
+	s.feedback.Report(now, time.Duration(m.Tick-m.Asked)*s.dt)
+	if old, ok := s.pending[m.Seq]; ok && old != int64(m.Tick) {
+		s.tl.Move(history.TickEvent{Tick: old, Ev: s.pendKind[m.Seq]}, int64(m.Tick))
+		s.pending[m.Seq] = int64(m.Tick)
+	}
+}
+
+func (s *Session) refused(m *proto.Refused) {
+	if m.Reason == proto.RefuseDuplicate {
+		return // an answer to a resent proposal: the first one's fate comes with the broadcast
+	}
+	s.stats.Refused++
+	if old, ok := s.pending[m.Seq]; ok {
+		s.tl.Remove(history.TickEvent{Tick: old, Ev: s.pendKind[m.Seq]})
+		s.forget(m.Seq)
+	}
+}
+
+func (s *Session) forget(seq uint32) {
+	delete(s.pending, seq)
+	delete(s.pendKind, seq)
+	delete(s.sentAt, seq)
+}
+
+func (s *Session) heartbeat(m *proto.Heartbeat) {
+	s.hbSeq = m.Seq
+	if m.Seq > s.bcast { // broadcasts were lost on the way (datagrams)
+		s.queue(&proto.ResendRequest{First: s.bcast, Last: min(m.Seq-1, s.bcast+proto.MaxResendSpan-1)})
+	}
+	all := int64(m.Tick)
+	for _, p := range m.Players {
+		if p.Player >= sim.MaxPlayers {
+			continue
+		}
+		s.final[p.Player] = max(s.final[p.Player], int64(p.Final))
+		all = min(all, int64(p.Final)+1)
+		if int(p.Player) == s.you {
+			s.lead = fromUs(int64(p.Lead))
+		}
+	}
+	if s.bcast >= s.hbSeq { // every broadcast the heartbeat covers has arrived
+		s.finalAll = max(s.finalAll, all)
+	}
+}
+
+func (s *Session) pong(now time.Duration, m *proto.Pong) {
+	for i := range s.pings {
+		if p := s.pings[i]; p.id == m.ID && p.at != 0 {
+			s.offset.Add(p.at, fromUs(m.Time), now)
+			s.pings[i].at = 0
+			return
+		}
+	}
+}

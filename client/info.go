@@ -1,0 +1,103 @@
+package client
+
+import (
+	"slices"
+	"time"
+
+	"webtron/proto"
+)
+
+// Info is what a HUD shows; see Session.Info.
+type Info struct {
+	Tick              int64
+	TickRate          int64
+	PingMs, LeadMs    float64
+	CharityMs         float64
+	CharityMode       string
+	EventsSent        int64
+	EventsReceived    int64
+	Rollbacks         int64
+	Postponed         int64
+	LastRollbackDepth int64
+	Players           []PlayerInfo
+}
+
+// PlayerInfo is one roster entry with its perceived lag.
+type PlayerInfo struct {
+	ID                        int
+	Name                      string
+	Bot, Spectator, Connected bool
+	Score                     int64
+	LatencyMs, LeadMs         float64 // published one-way latency o_i and lead L_i
+	// PredictedLagMs is U_you(i) = o_i + o_you + L_you - L_i (netcode.md
+	// section 3), with this client's own extra mind-reader lead: how far
+	// behind its real position player i is drawn. 0 for yourself.
+	PredictedLagMs float64
+	// MeasuredLagMs is the median of the lags measured on i's recent events.
+	MeasuredLagMs float64
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Info returns the HUD's numbers.
+func (s *Session) Info() Info {
+	st := s.Stats()
+	in := Info{
+		TickRate: s.rate, PingMs: ms(s.offset.RTT()), LeadMs: ms(s.lead + s.extra),
+		EventsSent: st.EventsSent, EventsReceived: st.EventsReceived, Rollbacks: st.Rollbacks,
+		Postponed: st.Postponed, LastRollbackDepth: st.LastRollbackDepth,
+	}
+	if s.tl != nil {
+		in.Tick = s.tl.Present()
+	}
+	switch s.roster.Charity.Mode {
+	case proto.CharityAuto:
+		in.CharityMode = "auto"
+	case proto.CharityFixed:
+		in.CharityMode = "fixed"
+	default:
+		in.CharityMode = "off"
+	}
+	in.CharityMs = float64(s.roster.Charity.Value) / 1000
+	var oYou, lYou time.Duration
+	for _, p := range s.roster.Players {
+		if int(p.ID) == s.you && !p.Spectator {
+			oYou, lYou = fromUs(int64(p.Latency)), fromUs(int64(p.Lead))
+		}
+	}
+	lYou += s.extra
+	for _, p := range s.roster.Players {
+		pi := PlayerInfo{ID: int(p.ID), Name: p.Name, Bot: p.Bot, Spectator: p.Spectator, Connected: p.Connected,
+			Score: int64(p.Score), LatencyMs: ms(fromUs(int64(p.Latency))), LeadMs: ms(fromUs(int64(p.Lead)))}
+		if !p.Spectator && int(p.ID) != s.you {
+			oi, li := fromUs(int64(p.Latency)), fromUs(int64(p.Lead))
+			pi.PredictedLagMs = ms(oi + oYou + lYou - li)
+			if int(p.ID) < len(s.lagRing) {
+				pi.MeasuredLagMs = ms(s.lagRing[p.ID].median())
+			}
+		}
+		in.Players = append(in.Players, pi)
+	}
+	return in
+}
+
+// lagRing keeps the last measured lags of one remote player.
+type lagRing struct {
+	v [64]time.Duration
+	n int
+}
+
+func (r *lagRing) add(d time.Duration) {
+	r.v[r.n%len(r.v)] = d
+	r.n++
+}
+
+func (r *lagRing) median() time.Duration {
+	k := min(r.n, len(r.v))
+	if k == 0 {
+		return 0
+	}
+	tmp := slices.Clone(r.v[:k])
+	slices.Sort(tmp)
+	return tmp[k/2]
+}

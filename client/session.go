@@ -1,0 +1,223 @@
+// Package client is Webtron's platform-neutral client: it speaks the wire
+// protocol, keeps the clock leading the server's by the lead the server asks
+// for, predicts the present with its own inputs applied at once, and rolls
+// back when remote events (or its own postponed ones) arrive. The browser
+// (WebAssembly), the headless bots and the lab all run this package; none of
+// it touches a socket or a clock: messages and times are parameters.
+package client
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"webtron/clock"
+	"webtron/history"
+	"webtron/proto"
+	"webtron/sim"
+)
+
+// Options configures a session.
+type Options struct {
+	Name, Room string
+	Token      []byte // reconnect token from an earlier Welcome
+	Spectate   bool
+	// MindReader turns on negative input delay (netcode.md section 4): a press
+	// is backdated by half a tick plus the measured input-queue latency.
+	MindReader bool
+	// MaxBackdate bounds the backdating, in ticks (default 2).
+	MaxBackdate int64
+	// Ping is the client's ping interval for the clock offset (default 250 ms).
+	Ping time.Duration
+}
+
+// Session is one client's connection state. It is not safe for concurrent use.
+type Session struct {
+	opt     Options
+	out     [][]byte
+	tl      *history.Timeline
+	you     int
+	token   []byte
+	rate    int64
+	dt      time.Duration
+	started bool
+
+	offset   clock.OffsetEstimator
+	dil      clock.Dilation
+	feedback clock.LateFeedback
+	simTime  time.Duration // the client's clock, in server time units plus lead
+	lastNow  time.Duration
+	rateNow  clock.Rate
+	lead     time.Duration // target lead from the server
+	extra    time.Duration // mind reader's added lead: half a tick plus queue latency
+	lastPing time.Duration
+	pingID   uint32
+	pings    [16]pingSent
+
+	hello    []byte
+	helloAt  time.Duration
+	seq      uint32
+	sentAt   map[uint32]time.Duration // when each pending proposal was (re)sent
+	pending  map[uint32]int64         // own events not yet acknowledged: seq -> tick
+	pendKind map[uint32]sim.Event
+	final    [sim.MaxPlayers]int64
+	finalAll int64  // every input before this tick is final
+	bcast    uint64 // next broadcast sequence expected
+	hbSeq    uint64 // broadcasts the newest heartbeat covers
+	nextHash int64
+
+	roster  proto.Roster
+	lagRing [sim.MaxPlayers]lagRing
+	stats   Stats
+	// OnEvent, when set, sees every remote event as it arrives with its
+	// measured perceived lag U: the lab collects them.
+	OnEvent func(ev history.TickEvent, lag time.Duration)
+	// OnChat, when set, receives chat lines (from is a player id, 255 for a spectator).
+	OnChat func(from int, text string)
+	// OnLocal, when set, sees each own event with its press time and tick.
+	OnLocal func(ev sim.Event, tick int64, pressAt time.Duration)
+}
+
+type pingSent struct {
+	id uint32
+	at time.Duration
+}
+
+// Stats counts what a session did.
+type Stats struct {
+	EventsSent, EventsReceived, Rollbacks, RolledBack, Postponed, Refused, Resyncs, BytesIn, BytesOut int64
+	LastRollbackDepth                                                                                 int64
+	ProtocolErrors                                                                                    int64
+}
+
+// ErrClosed is returned by Receive when the server closed the session with
+// an Error message; it wraps the server's reason.
+var ErrClosed = errors.New("client: closed by server")
+
+// New makes a session; send Hello's message first.
+func New(opt Options) *Session {
+	if opt.MaxBackdate <= 0 {
+		opt.MaxBackdate = 2
+	}
+	if opt.Ping <= 0 {
+		opt.Ping = 250 * time.Millisecond
+	}
+	return &Session{opt: opt, you: -1, token: opt.Token, pending: map[uint32]int64{}, sentAt: map[uint32]time.Duration{}, pendKind: map[uint32]sim.Event{}, rateNow: clock.RateOne}
+}
+
+// Hello returns the first message to send.
+func (s *Session) Hello(now time.Duration) []byte {
+	b, err := proto.Marshal(&proto.Hello{Name: s.opt.Name, Room: s.opt.Room, Token: s.token, Spectate: s.opt.Spectate, ClientTime: us(now)})
+	if err != nil {
+		// Only an over-long name or room can fail: fall back to defaults.
+		b, _ = proto.Marshal(&proto.Hello{Name: "Player", Room: "lobby", Spectate: s.opt.Spectate, ClientTime: us(now)})
+	}
+	s.hello, s.helloAt = b, now
+	return b
+}
+
+// Outgoing appends the messages waiting to be sent to out and forgets them.
+func (s *Session) Outgoing(out [][]byte) [][]byte {
+	out = append(out, s.out...)
+	clear(s.out)
+	s.out = s.out[:0]
+	return out
+}
+
+func (s *Session) queue(m proto.Message) {
+	b, err := proto.Marshal(m)
+	if err != nil {
+		s.stats.ProtocolErrors++
+		return
+	}
+	s.stats.BytesOut += int64(len(b))
+	s.out = append(s.out, b)
+}
+
+// Started reports whether the Welcome arrived.
+func (s *Session) Started() bool { return s.started }
+
+// You returns the player id, or -1 when spectating or before the Welcome.
+func (s *Session) You() int { return s.you }
+
+// Token returns the reconnect token the server issued.
+func (s *Session) Token() []byte { return s.token }
+
+// State returns the predicted present (nil before the Welcome).
+func (s *Session) State() *sim.State {
+	if s.tl == nil {
+		return nil
+	}
+	return s.tl.State()
+}
+
+// Timeline returns the session's history (nil before the Welcome).
+func (s *Session) Timeline() *history.Timeline { return s.tl }
+
+// Stats returns the counters.
+func (s *Session) Stats() Stats {
+	st := s.stats
+	if s.tl != nil {
+		st.Rollbacks, st.RolledBack = s.tl.Rollbacks, s.tl.RolledBack
+	}
+	return st
+}
+
+// Final returns the newest tick through which player p's inputs are final.
+func (s *Session) Final(p int) int64 { return s.final[p] }
+
+// Confirmed returns the tick before which every input is final.
+func (s *Session) Confirmed() int64 { return s.finalAll }
+
+func us(d time.Duration) int64 { return int64(d / time.Microsecond) }
+
+func fromUs(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
+
+// Receive handles one message from the server.
+func (s *Session) Receive(now time.Duration, msg []byte) error {
+	s.stats.BytesIn += int64(len(msg))
+	m, err := proto.Decode(msg)
+	if err != nil {
+		s.stats.ProtocolErrors++
+		return err
+	}
+	switch m := m.(type) {
+	case *proto.Welcome:
+		return s.welcome(now, m)
+	case *proto.Error:
+		return fmt.Errorf("%w: %s", ErrClosed, m.Text)
+	}
+	if !s.started {
+		return nil // on a datagram link, news can overtake the welcome: it brings them again
+	}
+	switch m := m.(type) {
+	case *proto.Ping:
+		s.queue(&proto.Pong{ID: m.ID, Echo: m.Time, Time: us(now), Tick: uint64(s.tl.Present())})
+	case *proto.Pong:
+		s.pong(now, m)
+	case *proto.Accepted:
+		s.accepted(now, m)
+	case *proto.Postponed:
+		s.postponed(now, m)
+	case *proto.Refused:
+		s.refused(m)
+	case *proto.Heartbeat:
+		s.heartbeat(m)
+	case *proto.Roster:
+		if m.Rev >= s.roster.Rev {
+			s.roster = *m
+		}
+	case *proto.Resync:
+		s.stats.Resyncs++
+		return s.load(m.History)
+	case *proto.Chat:
+		// The platform layer reads chat through OnChat.
+		if s.OnChat != nil {
+			s.OnChat(int(m.From), m.Text)
+		}
+	default:
+		s.stats.ProtocolErrors++
+		return fmt.Errorf("client: unexpected %v", m.Type())
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package client
+
+import (
+	"slices"
+	"time"
+
+	"webtron/history"
+	"webtron/proto"
+	"webtron/sim"
+)
+
+// Update moves the client's clock to local time now (dilated toward the
+// target lead, jumping only when far off), simulates up to the present
+// (rolling back first if the history changed), and queues pings and hash
+// reports. Call it once per frame.
+func (s *Session) Update(now time.Duration) {
+	if !s.started {
+		// On a datagram link the hello or the welcome may be lost: say it again.
+		if s.hello != nil && now-s.helloAt >= helloRetry {
+			s.helloAt = now
+			s.out = append(s.out, s.hello)
+		}
+		return
+	}
+	s.simTime += s.rateNow.Scale(now - s.lastNow)
+	s.lastNow = now
+	target := s.offset.ServerTime(now) + s.lead + s.extra + s.feedback.Adjustment()
+	rate, jump := s.dil.Correct(s.simTime - target)
+	if jump {
+		s.simTime = target
+	}
+	s.rateNow = rate
+	present := int64(s.simTime / s.dt)
+	depth, err := s.tl.Advance(min(present, s.tl.Present()+maxCatchUp))
+	if debugClient {
+		println("update", now, s.simTime, target, present, s.tl.Present(), err != nil)
+	}
+	if err == nil {
+		if depth > 0 {
+			s.stats.LastRollbackDepth = depth
+		}
+	} else {
+		// The history needs a replay beyond our window: ask the server for a
+		// fresh snapshot rather than guessing.
+		s.stats.ProtocolErrors++
+		s.queue(&proto.ResendRequest{First: 0, Last: 0})
+	}
+	if now-s.lastPing >= s.opt.Ping {
+		s.lastPing = now
+		s.pingID++
+		s.pings[s.pingID%uint32(len(s.pings))] = pingSent{id: s.pingID, at: now}
+		s.queue(&proto.Ping{ID: s.pingID, Time: us(now)})
+	}
+	s.reportHashes()
+	s.resendProposals(now)
+	s.tl.Finalize(s.finalAll)
+}
+
+// helloRetry is how long a client waits for its welcome before saying hello again.
+const helloRetry = time.Second
+
+// resendProposals proposes again what the server has not answered after two
+// round trips: on a datagram link the proposal or its answer was lost. The
+// server refuses a true duplicate, and the broadcast (resent on request)
+// carries the final tick.
+func (s *Session) resendProposals(now time.Duration) {
+	wait := max(2*s.offset.RTT(), 50*time.Millisecond) + 100*time.Millisecond
+	var due []uint32
+	for seq, at := range s.sentAt {
+		if now-at >= wait {
+			due = append(due, seq)
+		}
+	}
+	slices.Sort(due) // map order is random; the lab's runs must repeat exactly
+	for _, seq := range due {
+		s.sentAt[seq] = now
+		s.queue(&proto.Propose{Ack: s.bcast, Events: []proto.Proposal{{Seq: seq, Tick: uint64(s.pending[seq]), Kind: s.pendKind[seq].Kind}}})
+	}
+}
+
+// reportHashes sends the hash of each confirmed tick at the hash interval:
+// confirmed ticks only, as GGRS learned (predicted ones give false alarms).
+func (s *Session) reportHashes() {
+	if s.you < 0 {
+		return
+	}
+	every := s.tl.HashEvery()
+	for s.nextHash <= s.finalAll && s.nextHash <= s.tl.Present() {
+		if h, ok := s.tl.PredictedHash(s.nextHash); ok {
+			s.queue(&proto.HashReport{Tick: uint64(s.nextHash), Hash: h})
+		}
+		s.nextHash += every
+	}
+}
+
+// Press takes a key press at local time now. kind is EvTurnLeft,
+// EvTurnRight, EvBrakeOn or EvBrakeOff; queueLatency is how long the platform
+// held the input before handing it over (browser: performance.now() minus
+// event.timeStamp). The event is applied at once (prediction) and proposed to
+// the server.
+//
+// Without the mind reader an input lands on the next tick, so local input
+// latency spreads over (0, 1] tick. With it the press counts from
+// now - tickDuration/2 - queueLatency, which centres the latency on zero; the
+// lead grows by the same amount so that the backdated event still reaches the
+// server in time (netcode.md section 4).
+func (s *Session) Press(now time.Duration, kind sim.EventKind, queueLatency time.Duration) {
+	if !s.started || s.you < 0 || kind < sim.EvTurnLeft || kind > sim.EvBrakeOff {
+		return
+	}
+	at := s.clockAt(now)
+	eff := at
+	if s.opt.MindReader {
+		queueLatency = max(0, min(queueLatency, 100*time.Millisecond))
+		eff -= s.dt/2 + queueLatency
+		// The lead follows the measured queue latency, smoothed.
+		want := s.dt/2 + queueLatency
+		s.extra += (want - s.extra) / 8
+	}
+	tick := int64(eff/s.dt) + 1
+	if s.opt.MindReader {
+		tick = max(tick, int64(at/s.dt)+1-s.opt.MaxBackdate)
+	}
+	tick = max(tick, s.finalAll)
+	s.seq++
+	ev := sim.Event{Kind: kind, Player: uint8(s.you), Seq: s.seq}
+	s.tl.Insert(history.TickEvent{Tick: tick, Ev: ev})
+	s.pending[s.seq] = tick
+	s.pendKind[s.seq] = ev
+	s.sentAt[s.seq] = now
+	s.stats.EventsSent++
+	s.queue(&proto.Propose{Ack: s.bcast, Events: []proto.Proposal{{Seq: s.seq, Tick: uint64(tick), Kind: kind}}})
+	if s.OnLocal != nil {
+		s.OnLocal(ev, tick, at)
+	}
+}
+
+// Chat queues a chat line.
+func (s *Session) Chat(text string) {
+	if s.started && len(text) > 0 && len(text) <= proto.MaxChatLen {
+		s.queue(&proto.Chat{Text: text})
+	}
+}
+const debugClient = false

@@ -1,0 +1,202 @@
+package lab
+
+import (
+	"slices"
+	"time"
+
+	"webtron/clock"
+	"webtron/proto"
+)
+
+func decode(b []byte) (proto.Message, error) { return proto.Decode(b) }
+
+// Report is the lab's result. JSON field names are a contract: tools read them.
+type Report struct {
+	TickRate    int64        `json:"tick_rate"`
+	CharityMs   float64      `json:"charity_ms"`
+	CharityMode string       `json:"charity_mode"`
+	CharityRule string       `json:"charity_rule"`
+	MindReader  bool         `json:"mind_reader"`
+	DurationS   float64      `json:"duration_s"`
+	Players     []PlayerRow  `json:"players"`
+	Pairs       []PairRow    `json:"pairs"`
+	Input       Percentiles3 `json:"input_latency_ms"`
+	Rollback    Percentiles2 `json:"server_rollback_ms"`
+	Events      int64        `json:"events"`
+	Postponed   int64        `json:"postponed_events"`
+	Refused     int64        `json:"refused_events"`
+	Desyncs     int64        `json:"desyncs"`
+	Resyncs     int64        `json:"resyncs"`
+	Lost        int64        `json:"lost_events"`
+	Bandwidth   Bandwidth    `json:"bytes_per_second"`
+	Rounds      int64        `json:"rounds"`
+}
+
+// PlayerRow is one client: its RTT, and the lead and leniency the server gave it.
+type PlayerRow struct {
+	ID         int     `json:"id"`
+	RTTMs      float64 `json:"rtt_ms"`
+	LeadMs     float64 `json:"lead_ms"`
+	LeniencyMs float64 `json:"leniency_ms"`
+}
+
+// PairRow is U_viewer(peer): predicted by the formula, and measured from the
+// events the viewer received.
+type PairRow struct {
+	Viewer    int     `json:"viewer"`
+	Peer      int     `json:"peer"`
+	Predicted float64 `json:"predicted_ms"`
+	P50       float64 `json:"measured_p50_ms"`
+	P95       float64 `json:"measured_p95_ms"`
+	Samples   int     `json:"samples"`
+}
+
+// Percentiles3 are p05, p50 and p95 in milliseconds.
+type Percentiles3 struct {
+	P05 float64 `json:"p05"`
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+}
+
+// Percentiles2 are p50 and p95 in milliseconds.
+type Percentiles2 struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+}
+
+// Bandwidth is bytes per second per client, median over clients.
+type Bandwidth struct {
+	UpP50   float64 `json:"up_p50"`
+	DownP50 float64 `json:"down_p50"`
+}
+
+func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func pct(v []time.Duration, q float64) time.Duration {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	i := int(q * float64(len(s)-1))
+	return s[i]
+}
+
+func (x *experiment) report() *Report {
+	o := x.opt
+	r := &Report{TickRate: o.TickRate, CharityRule: o.Rule.String(), MindReader: o.MindReader, DurationS: o.Duration.Seconds()}
+	r.CharityMode = o.Charity.String()
+	// Published state per client: the roster the server would send now.
+	leads := map[int]time.Duration{}
+	ones := map[int]time.Duration{}
+	slotToID := map[int]int{}
+	var inputs []time.Duration
+	var ups, downs []float64
+	secs := x.net.Now().Seconds()
+	for _, p := range x.players {
+		if p.sess == nil || p.sess.You() < 0 {
+			continue
+		}
+		slotToID[p.sess.You()] = p.id
+		inputs = append(inputs, p.inputs...)
+		st := x.net.Stats(x.server, p.node)
+		downs = append(downs, float64(st.Sent.Bytes)/secs)
+		ups = append(ups, float64(p.up)/secs)
+		r.Resyncs += p.sess.Stats().Resyncs
+	}
+	ro := x.room.RosterNow()
+	for _, pl := range ro.Players {
+		id, ok := slotToID[int(pl.ID)]
+		if !ok || pl.Spectator {
+			continue
+		}
+		ones[id] = time.Duration(pl.Latency) * time.Microsecond
+		leads[id] = time.Duration(pl.Lead) * time.Microsecond
+		r.Players = append(r.Players, PlayerRow{ID: id, RTTMs: msf(o.Pings[id-1]), LeadMs: msf(leads[id]),
+			LeniencyMs: msf(time.Duration(pl.Leniency) * time.Microsecond)})
+	}
+	slices.SortFunc(r.Players, func(a, b PlayerRow) int { return a.ID - b.ID })
+	if c := o.Charity; c.Auto || c.Fixed > 0 {
+		r.CharityMs = msf(c.Amount(minOf(ones), maxOf(ones), max(o.CharityCap, 0)))
+		if o.CharityCap == 0 {
+			r.CharityMs = msf(c.Amount(minOf(ones), maxOf(ones), clock.DefaultCharityCap))
+		}
+	}
+	extra := time.Duration(0)
+	if o.MindReader {
+		extra = x.dt/2 + o.QueueLatency
+	}
+	for _, p := range x.players {
+		if p.sess == nil {
+			continue
+		}
+		for slot, v := range p.samples {
+			peer, ok := slotToID[slot]
+			if !ok {
+				continue
+			}
+			// U_viewer(peer) = o_peer + o_viewer + L_viewer - L_peer, with the
+			// viewer's own mind-reader lead (section 4).
+			pred := ones[peer] + ones[p.id] + leads[p.id] + extra - leads[peer]
+			r.Pairs = append(r.Pairs, PairRow{Viewer: p.id, Peer: peer, Predicted: msf(pred),
+				P50: msf(pct(v, 0.5)), P95: msf(pct(v, 0.95)), Samples: len(v)})
+		}
+	}
+	slices.SortFunc(r.Pairs, func(a, b PairRow) int {
+		if a.Viewer != b.Viewer {
+			return a.Viewer - b.Viewer
+		}
+		return a.Peer - b.Peer
+	})
+	r.Input = Percentiles3{msf(pct(inputs, 0.05)), msf(pct(inputs, 0.5)), msf(pct(inputs, 0.95))}
+	var rb []time.Duration
+	for _, d := range x.room.Stats.RollbackTicks {
+		rb = append(rb, time.Duration(d)*x.dt)
+	}
+	r.Rollback = Percentiles2{msf(pct(rb, 0.5)), msf(pct(rb, 0.95))}
+	r.Events, r.Postponed, r.Refused, r.Desyncs = x.room.Stats.Events, x.room.Stats.Postponed, x.room.Stats.Refused, x.room.Stats.Desyncs
+	r.Lost = x.lost()
+	r.Bandwidth = Bandwidth{median(ups), median(downs)}
+	r.Rounds = x.rounds
+	return r
+}
+
+// lost counts events a client proposed that the server never decided on
+// (accepted, postponed or refused): with retransmission, none should be.
+func (x *experiment) lost() int64 {
+	var sent int64
+	for _, p := range x.players {
+		if p.sess != nil {
+			sent += p.sess.Stats().EventsSent
+		}
+	}
+	return sent - x.room.Stats.Events - x.room.Stats.Refused
+}
+
+func minOf(m map[int]time.Duration) time.Duration {
+	first := true
+	var v time.Duration
+	for _, d := range m {
+		if first || d < v {
+			v, first = d, false
+		}
+	}
+	return v
+}
+
+func maxOf(m map[int]time.Duration) time.Duration {
+	var v time.Duration
+	for _, d := range m {
+		v = max(v, d)
+	}
+	return v
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

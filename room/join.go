@@ -1,0 +1,216 @@
+package room
+
+import (
+	"bytes"
+	"strings"
+	"time"
+	"unicode"
+
+	"webtron/bot"
+	"webtron/history"
+	"webtron/proto"
+	"webtron/sim"
+)
+
+// Join handles a connection's Hello. It returns a proto.Error when the
+// connection must be closed (room full, bad token), after which the caller
+// closes it with that reason.
+func (r *Room) Join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
+	name := SanitizeName(h.Name)
+	if p, ok := r.byConn[c]; ok { // a repeated hello (lost welcome on a datagram link)
+		r.welcome(c, p, r.members[p].token, h.ClientTime, now)
+		return nil
+	}
+	if _, ok := r.specs[c]; ok {
+		r.welcome(c, -1, nil, h.ClientTime, now)
+		return nil
+	}
+	if h.Spectate {
+		r.specs[c] = &spectator{conn: c, name: name}
+		r.welcome(c, -1, nil, h.ClientTime, now)
+		return nil
+	}
+	if len(h.Token) > 0 {
+		for p, m := range r.members {
+			if m != nil && m.bot == nil && bytes.Equal(m.token, h.Token) {
+				if m.conn != 0 {
+					r.sendMsg(m.conn, &proto.Error{Code: proto.CloseReplaced, Text: "reconnected elsewhere"})
+					delete(r.byConn, m.conn)
+				}
+				m.conn, m.dropped = c, 0
+				r.byConn[c] = p
+				r.auth.SetActive(p, true)
+				r.welcome(c, p, m.token, h.ClientTime, now)
+				r.rosterDirty = true
+				return nil
+			}
+		}
+		return &proto.Error{Code: proto.CloseBadToken, Text: ErrToken.Error()}
+	}
+	p := r.freeSlot()
+	if p < 0 {
+		return &proto.Error{Code: proto.CloseRoomFull, Text: ErrRoomFull.Error()}
+	}
+	m := &member{conn: c, player: p, name: name, token: newToken()}
+	r.members[p] = m
+	r.byConn[c] = p
+	// Welcome first, then the join as a broadcast: the newcomer receives it
+	// after its snapshot like everyone else.
+	r.welcome(c, p, m.token, h.ClientTime, now)
+	r.serverEvent(sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
+	if ph, _ := r.tl.State().Phase(); ph == sim.PhasePrepare {
+		r.serverEvent(sim.Event{Kind: sim.EvSpawn, Player: uint8(p)})
+	}
+	r.auth.SetActive(p, true)
+	r.fillBots()
+	r.rosterDirty = true
+	return nil
+}
+
+// freeSlot returns a player slot for a human: a free one among the seats, or
+// -1. Bots beyond what the humans leave free are asked to leave at the next
+// round (fillBots), so a human always has a seat while seats exceed humans.
+func (r *Room) freeSlot() int {
+	humans, _ := r.Humans()
+	if humans >= r.cfg.Seats {
+		return -1
+	}
+	for p, m := range r.members {
+		if m == nil && !r.tl.State().Cycle(p).Present {
+			return p
+		}
+	}
+	return -1
+}
+
+// welcome sends the joining data: a confirmed snapshot, every event after it,
+// and the roster.
+func (r *Room) welcome(c ConnID, p int, token []byte, clientTime int64, now time.Duration) {
+	tick, snap, evs := r.tl.JoinData()
+	w := &proto.Welcome{
+		Player: uint8(max(p, 0)), Spectator: p < 0, Token: token,
+		TickRate: uint32(r.cfg.Sim.TickRate), Tick: uint64(r.auth.Now()),
+		ServerTime: us(now - r.epoch), ClientTime: clientTime,
+		History: r.history(tick, snap, evs),
+		Roster:  r.roster(),
+	}
+	r.sendMsg(c, w)
+}
+
+func (r *Room) history(tick int64, snap []byte, evs []history.TickEvent) proto.History {
+	h := proto.History{Tick: uint64(tick), Snapshot: snap, Seq: r.bcastSeq}
+	for _, te := range evs {
+		h.Events = append(h.Events, proto.TickEvent{Tick: uint64(te.Tick), Event: te.Ev})
+	}
+	return h
+}
+
+// Leave handles a dropped connection. A player's cycle stays in the round
+// under the normal rules, and the seat waits Config.Reconnect for the token.
+func (r *Room) Leave(c ConnID, now time.Duration) {
+	if _, ok := r.specs[c]; ok {
+		delete(r.specs, c)
+		return
+	}
+	p, ok := r.byConn[c]
+	if !ok {
+		return
+	}
+	delete(r.byConn, c)
+	m := r.members[p]
+	m.conn, m.dropped = 0, now
+	r.auth.SetActive(p, false)
+	r.rosterDirty = true
+}
+
+// expire removes players whose reconnect grace ran out.
+func (r *Room) expire(now time.Duration) {
+	for p, m := range r.members {
+		if m != nil && m.bot == nil && m.conn == 0 && now-m.dropped >= r.cfg.Reconnect {
+			r.serverEvent(sim.Event{Kind: sim.EvLeave, Player: uint8(p)})
+			r.members[p] = nil
+			r.rosterDirty = true
+			r.fillBots()
+		}
+	}
+}
+
+// fillBots keeps min(Bots, Seats-humans) bots seated. Extra bots leave only
+// between rounds, so a human who joins mid-round takes a bot's seat at the
+// next round, never mid-fight.
+func (r *Room) fillBots() {
+	humans, _ := r.Humans()
+	want := min(r.cfg.Bots, r.cfg.Seats-humans)
+	have := 0
+	for _, m := range r.members {
+		if m != nil && m.bot != nil && !m.leaving {
+			have++
+		}
+	}
+	for p := len(r.members) - 1; p >= 0 && have > want; p-- {
+		if m := r.members[p]; m != nil && m.bot != nil && !m.leaving {
+			m.leaving = true
+			have--
+		}
+	}
+	s := r.tl.State()
+	for p := range r.members {
+		if have >= want {
+			break
+		}
+		if r.members[p] == nil && !s.Cycle(p).Present {
+			r.members[p] = &member{player: p, name: botName(p), bot: bot.New(p, r.cfg.Seed+uint64(p)*7919)}
+			r.serverEvent(sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
+			have++
+			r.rosterDirty = true
+		}
+	}
+}
+
+// seatBots lets leaving bots go while no round is being fought.
+func (r *Room) seatBots() {
+	ph, _ := r.tl.State().Phase()
+	if ph == sim.PhasePlay {
+		return
+	}
+	for p, m := range r.members {
+		if m != nil && m.bot != nil && m.leaving {
+			r.serverEvent(sim.Event{Kind: sim.EvLeave, Player: uint8(p)})
+			r.members[p] = nil
+			r.rosterDirty = true
+		}
+	}
+}
+
+func botName(p int) string {
+	names := [...]string{"Flynn", "Yori", "Ram", "Sark", "Clu", "Quorra", "Gem", "Rinzler", "Dumont", "Crom", "Chess", "Bit"}
+	return names[p%len(names)] + " (bot)"
+}
+
+// SanitizeName makes a display name safe to show: printable characters only,
+// spaces collapsed, at most proto.MaxNameLen bytes, and never empty.
+func SanitizeName(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
+		case !unicode.IsPrint(r) || r == '<' || r == '>':
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		if b.Len()+len(string(r)) > proto.MaxNameLen {
+			break
+		}
+		b.WriteRune(r)
+	}
+	if b.Len() == 0 {
+		return "Player"
+	}
+	return b.String()
+}

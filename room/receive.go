@@ -1,0 +1,167 @@
+package room
+
+import (
+	"fmt"
+	"time"
+
+	"webtron/history"
+	"webtron/proto"
+	"webtron/sim"
+)
+
+// Limits on what one connection may send.
+const (
+	maxProposalsPerSecond = 60 // far above a human's key rate; a bot presses a few per second
+)
+
+// Receive handles one decoded message from connection c. A non-nil result
+// means the connection broke the protocol: the caller closes it with that
+// reason, and the room carries on.
+func (r *Room) Receive(c ConnID, msg proto.Message, now time.Duration) *proto.Error {
+	p, isPlayer := r.byConn[c]
+	_, isSpec := r.specs[c]
+	if !isPlayer && !isSpec {
+		return &proto.Error{Code: proto.CloseProtocol, Text: "message before hello"}
+	}
+	switch m := msg.(type) {
+	case *proto.Ping:
+		r.sendMsg(c, &proto.Pong{ID: m.ID, Echo: m.Time, Time: us(now - r.epoch), Tick: uint64(r.auth.Now())})
+	case *proto.Pong:
+		if isPlayer {
+			r.pong(r.members[p], m, now)
+		}
+	case *proto.Propose:
+		if !isPlayer {
+			return &proto.Error{Code: proto.CloseProtocol, Text: "spectators cannot propose events"}
+		}
+		r.propose(r.members[p], m, now)
+	case *proto.HashReport:
+		if isPlayer {
+			r.checkHash(c, p, m)
+		}
+	case *proto.Chat:
+		r.chat(c, p, isPlayer, m, now)
+	case *proto.ResendRequest:
+		r.resend(c, m)
+	case *proto.Hello:
+		return r.Join(c, m, now)
+	default:
+		return &proto.Error{Code: proto.CloseProtocol, Text: fmt.Sprintf("%v is not a client message", msg.Type())}
+	}
+	return nil
+}
+
+// pong records an RTT sample measured on the server's own clock: the send
+// time is looked up by ping id, never taken from the echo the client returns.
+func (r *Room) pong(m *member, pong *proto.Pong, now time.Duration) {
+	for i := range m.pings {
+		if s := m.pings[i]; s.id == pong.ID && s.at != 0 {
+			m.rtt.Add(now, now-s.at)
+			m.pings[i].at = 0
+			return
+		}
+	}
+}
+
+func (r *Room) propose(m *member, msg *proto.Propose, now time.Duration) {
+	if now-m.lastProp >= time.Second {
+		m.lastProp, m.propCount = now, 0
+	}
+	acc := &proto.Accepted{}
+	for _, pr := range msg.Events {
+		m.propCount++
+		if m.propCount > maxProposalsPerSecond {
+			r.Stats.Refused++
+			r.sendMsg(m.conn, &proto.Refused{Seq: pr.Seq, Reason: proto.RefuseRateLimited, Text: "too many events"})
+			continue
+		}
+		ev := sim.Event{Kind: pr.Kind, Player: uint8(m.player), Seq: pr.Seq, Arg: pr.Arg}
+		tick := int64(min(pr.Tick, 1<<62))
+		d := r.auth.Propose(m.player, ev, tick)
+		switch d.Status {
+		case history.Refused:
+			r.Stats.Refused++
+			r.sendMsg(m.conn, &proto.Refused{Seq: pr.Seq, Reason: proto.RefuseReason(d.Reason), Text: d.Reason.String()})
+			continue
+		case history.Postponed:
+			r.Stats.Postponed++
+			r.sendMsg(m.conn, &proto.Postponed{Seq: pr.Seq, Asked: pr.Tick, Tick: uint64(d.Tick)})
+		}
+		r.Stats.Events++
+		if depth := r.auth.Now() - d.Tick; depth > 0 {
+			r.Stats.RollbackTicks = append(r.Stats.RollbackTicks, depth)
+		}
+		acc.Events = append(acc.Events, proto.TickEvent{Tick: uint64(d.Tick), Event: ev})
+	}
+	if len(acc.Events) > 0 {
+		r.broadcastEvents(acc)
+	}
+}
+
+// broadcastEvents numbers and sends an Accepted batch at once, and keeps it
+// for clients that ask for it again.
+func (r *Room) broadcastEvents(acc *proto.Accepted) {
+	acc.Seq = r.bcastSeq
+	r.bcastSeq++
+	b := encode(acc)
+	r.recent[acc.Seq%uint64(len(r.recent))] = recentBcast{seq: acc.Seq, msg: b}
+	for _, mb := range r.members {
+		if mb != nil && mb.conn != 0 {
+			r.Stats.BytesOut += int64(len(b))
+			r.send(mb.conn, b)
+		}
+	}
+	for c := range r.specs {
+		r.Stats.BytesOut += int64(len(b))
+		r.send(c, b)
+	}
+}
+
+// resend answers a client that missed broadcasts (datagram transports); what
+// is no longer kept is covered by a resync.
+func (r *Room) resend(c ConnID, m *proto.ResendRequest) {
+	for s := m.First; s <= m.Last && s < r.bcastSeq; s++ {
+		rb := r.recent[s%uint64(len(r.recent))]
+		if rb.seq != s || rb.msg == nil {
+			r.resync(c)
+			return
+		}
+		r.send(c, rb.msg)
+	}
+}
+
+func (r *Room) resync(c ConnID) {
+	tick, snap, evs := r.tl.JoinData()
+	r.sendMsg(c, &proto.Resync{History: r.history(tick, snap, evs)})
+}
+
+// checkHash compares a client's confirmed hash with the server's; on a
+// mismatch the client gets a resync and the owner a reproduction.
+func (r *Room) checkHash(c ConnID, p int, m *proto.HashReport) {
+	want, ok := r.tl.ConfirmedHash(int64(m.Tick))
+	if !ok || want == m.Hash {
+		return
+	}
+	r.Stats.Desyncs++
+	tick, snap, evs := r.tl.JoinData()
+	if r.cfg.OnDesync != nil {
+		r.cfg.OnDesync(Desync{Player: p, Tick: int64(m.Tick), Client: m.Hash, Want: want, SnapTick: tick, Snapshot: snap, Events: evs})
+	}
+	r.sendMsg(c, &proto.Resync{History: r.history(tick, snap, evs)})
+}
+
+func (r *Room) chat(c ConnID, p int, isPlayer bool, m *proto.Chat, now time.Duration) {
+	from := uint8(255)
+	if isPlayer {
+		mb := r.members[p]
+		if now-mb.lastChat < r.cfg.ChatEvery {
+			return // rate-limited: dropped silently, the sender sees its line missing
+		}
+		mb.lastChat = now
+		from = uint8(p)
+	}
+	if len(m.Text) == 0 || len(m.Text) > proto.MaxChatLen {
+		return
+	}
+	r.broadcast(&proto.Chat{From: from, Text: m.Text})
+}

@@ -1,0 +1,285 @@
+// Package room is one game room's server logic, free of any transport: it
+// takes decoded messages from connections and the current time, and hands
+// encoded messages to a send function. The server runs each Room on its own
+// goroutine behind WebSockets; the lab runs it on a virtual network. Time is
+// always a parameter.
+package room
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"webtron/bot"
+	"webtron/clock"
+	"webtron/history"
+	"webtron/proto"
+	"webtron/sim"
+)
+
+// ConnID names one connection to the room.
+type ConnID uint64
+
+// Config holds a room's settings. Zero fields take the defaults noted.
+type Config struct {
+	Sim        sim.Config
+	Seed       uint64
+	Policy     clock.Policy
+	Bots       int           // bots that fill empty seats (0: none)
+	Seats      int           // cycles in a round, humans plus bots (default 8, at most sim.MaxPlayers)
+	MaxLead    time.Duration // how far ahead of the server a client may schedule (default 1 s)
+	MaxLenient time.Duration // leniency never exceeds this (default: the policy cap plus 50 ms)
+	Ping       time.Duration // server ping interval per client (default 100 ms)
+	Heartbeat  time.Duration // heartbeat interval (default 100 ms)
+	Reconnect  time.Duration // how long a dropped player keeps its cycle and token (default 30 s)
+	ChatEvery  time.Duration // minimum spacing of one client's chat lines (default 500 ms)
+	// OnRound receives every finished round's record (replays).
+	OnRound func(rec history.RoundRecord, names []string)
+	// OnDesync receives the reproduction of a desync: the joining data a
+	// resync sent, plus the tick and the two hashes.
+	OnDesync func(d Desync)
+}
+
+// Desync describes a client whose confirmed hash differed from the server's.
+type Desync struct {
+	Player       int
+	Tick         int64
+	Client, Want uint64
+	SnapTick     int64
+	Snapshot     []byte
+	Events       []history.TickEvent
+}
+
+func (c *Config) defaults() {
+	if c.Sim.TickRate == 0 {
+		c.Sim = sim.DefaultConfig()
+	}
+	if c.Seats <= 0 {
+		c.Seats = 8
+	}
+	c.Seats = min(c.Seats, sim.MaxPlayers)
+	c.Bots = min(max(c.Bots, 0), c.Seats)
+	if c.MaxLead <= 0 {
+		c.MaxLead = time.Second
+	}
+	if c.Policy.Cap <= 0 {
+		c.Policy.Cap = clock.DefaultCharityCap
+	}
+	if c.MaxLenient <= 0 {
+		c.MaxLenient = c.Policy.Cap + 50*time.Millisecond
+	}
+	if c.Ping <= 0 {
+		c.Ping = 100 * time.Millisecond
+	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = 100 * time.Millisecond
+	}
+	if c.Reconnect <= 0 {
+		c.Reconnect = 30 * time.Second
+	}
+	if c.ChatEvery <= 0 {
+		c.ChatEvery = 500 * time.Millisecond
+	}
+}
+
+// Errors that close a connection; each becomes a proto.Error with a reason.
+var (
+	ErrRoomFull = errors.New("room: no free seat")
+	ErrToken    = errors.New("room: unknown or expired reconnect token")
+)
+
+// member is one player slot's server-side bookkeeping, human or bot.
+type member struct {
+	conn      ConnID // 0 when none (bot, or dropped)
+	player    int
+	name      string
+	bot       *bot.Bot
+	leaving   bool // bot giving its seat up at the next round
+	token     []byte
+	dropped   time.Duration // when the connection dropped (conn == 0 for a human)
+	rtt       clock.RTTFilter
+	smooth    clock.Smoother
+	floor     clock.LeadFloor
+	lead      time.Duration
+	lenient   time.Duration
+	pings     [16]pingSent
+	pingID    uint32
+	lastChat  time.Duration
+	lastProp  time.Duration
+	propCount int
+}
+
+type pingSent struct {
+	id uint32
+	at time.Duration
+}
+
+// spectator is a connection without a cycle.
+type spectator struct {
+	conn ConnID
+	name string
+}
+
+// Room is one room. It is not safe for concurrent use: one goroutine owns it.
+type Room struct {
+	Name string
+	cfg  Config
+	send func(ConnID, []byte)
+
+	epoch time.Duration // time of tick 0
+	dt    time.Duration
+	auth  *history.Authority
+	tl    *history.Timeline
+
+	members [sim.MaxPlayers]*member
+	byConn  map[ConnID]int // conn -> player slot
+	specs   map[ConnID]*spectator
+
+	bcastSeq    uint64           // next broadcast sequence number
+	recent      [512]recentBcast // recent Accepted broadcasts, for resend requests
+	lastHB      time.Duration
+	lastPolicy  time.Duration
+	rosterRev   uint64
+	rosterDirty bool
+	lastRoster  time.Duration
+
+	botEvs []sim.Event
+	buf    []byte
+	Stats  Stats
+}
+
+type recentBcast struct {
+	seq uint64
+	msg []byte
+}
+
+// Stats are counters the server exports as metrics and the lab reports.
+type Stats struct {
+	Events, Postponed, Refused, Desyncs int64
+	RollbackTicks                       []int64 // server rollback depth per accepted late event, drained by the owner
+	BytesOut, BytesIn                   int64
+	TickLateness                        time.Duration // last tick's lateness
+}
+
+// New makes a room whose tick 0 starts at now.
+func New(name string, cfg Config, now time.Duration, send func(ConnID, []byte)) (*Room, error) {
+	cfg.defaults()
+	s, err := sim.NewState(cfg.Sim, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	r := &Room{Name: name, cfg: cfg, send: send, epoch: now, byConn: map[ConnID]int{}, specs: map[ConnID]*spectator{}}
+	r.dt = time.Second / time.Duration(cfg.Sim.TickRate)
+	r.tl, err = history.New(s, history.Options{Confirmed: true, OnRound: r.onRound,
+		Window: int64((cfg.MaxLenient + cfg.MaxLead + time.Second) / r.dt)})
+	if err != nil {
+		return nil, err
+	}
+	r.auth = history.NewAuthority(r.tl, int64(cfg.MaxLead/r.dt))
+	r.fillBots()
+	return r, nil
+}
+
+// State returns the room's predicted present.
+func (r *Room) State() *sim.State { return r.tl.State() }
+
+// Timeline returns the room's history (read only: lab and tests inspect it).
+func (r *Room) Timeline() *history.Timeline { return r.tl }
+
+// Now returns the server's present tick.
+func (r *Room) Now() int64 { return r.auth.Now() }
+
+// TickDuration returns the length of one tick.
+func (r *Room) TickDuration() time.Duration { return r.dt }
+
+// Humans returns the number of human players (connected or within their
+// reconnect grace) and spectators.
+func (r *Room) Humans() (players, spectators int) {
+	for _, m := range r.members {
+		if m != nil && m.bot == nil {
+			players++
+		}
+	}
+	return players, len(r.specs)
+}
+
+// Bots returns the number of bots seated.
+func (r *Room) Bots() int {
+	n := 0
+	for _, m := range r.members {
+		if m != nil && m.bot != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Empty reports whether no human is connected or expected back: the server
+// reclaims such rooms.
+func (r *Room) Empty() bool {
+	p, s := r.Humans()
+	return p == 0 && s == 0
+}
+
+func (r *Room) onRound(rec history.RoundRecord) {
+	if r.cfg.OnRound == nil {
+		return
+	}
+	names := make([]string, sim.MaxPlayers)
+	for i, m := range r.members {
+		if m != nil {
+			names[i] = m.name
+		}
+	}
+	r.cfg.OnRound(rec, names)
+}
+
+// Close hands the round in progress to OnRound (a server shutting down
+// writes its replay).
+func (r *Room) Close() {
+	if r.cfg.OnRound != nil {
+		rec := r.tl.Round()
+		if rec.EndTick > rec.StartTick {
+			r.onRound(rec)
+		}
+	}
+}
+
+func newToken() []byte {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return b
+}
+
+// encode marshals m into a fresh slice (the transport may hold it).
+func encode(m proto.Message) []byte {
+	b, err := proto.Marshal(m)
+	if err != nil {
+		panic(fmt.Sprintf("room: encoding our own %v: %v", m.Type(), err))
+	}
+	return b
+}
+
+func (r *Room) sendMsg(c ConnID, m proto.Message) {
+	b := encode(m)
+	r.Stats.BytesOut += int64(len(b))
+	r.send(c, b)
+}
+
+// broadcast sends one encoding to every connection.
+func (r *Room) broadcast(m proto.Message) {
+	b := encode(m)
+	for _, mb := range r.members {
+		if mb != nil && mb.conn != 0 {
+			r.Stats.BytesOut += int64(len(b))
+			r.send(mb.conn, b)
+		}
+	}
+	for c := range r.specs {
+		r.Stats.BytesOut += int64(len(b))
+		r.send(c, b)
+	}
+}
+
+func us(d time.Duration) int64 { return int64(d / time.Microsecond) }

@@ -1,0 +1,160 @@
+package room
+
+import (
+	"time"
+
+	"webtron/clock"
+	"webtron/proto"
+	"webtron/sim"
+)
+
+// Tick advances the room to time now: bots decide and the simulation steps
+// tick by tick up to the present (rolling back first if late events came in),
+// finality moves on, and the periodic messages go out. It never waits on a
+// client.
+func (r *Room) Tick(now time.Duration) error {
+	target := int64((now - r.epoch) / r.dt)
+	if target > r.auth.Now() {
+		r.Stats.TickLateness = now - r.epoch - time.Duration(r.auth.Now()+1)*r.dt
+	}
+	for r.auth.Now() < target {
+		r.botsDecide()
+		if _, err := r.auth.Tick(r.auth.Now() + 1); err != nil {
+			return err
+		}
+		r.seatBots()
+	}
+	if now-r.lastPolicy >= r.cfg.Ping {
+		r.lastPolicy = now
+		r.expire(now)
+		r.fillBots()
+		r.applyPolicy(now)
+		r.pingAll(now)
+	}
+	if now-r.lastHB >= r.cfg.Heartbeat {
+		r.lastHB = now
+		r.heartbeat(now)
+	}
+	if r.rosterDirty && now-r.lastRoster >= 250*time.Millisecond || now-r.lastRoster >= 2*time.Second {
+		r.lastRoster = now
+		r.rosterDirty = false
+		r.rosterRev++
+		ro := r.roster()
+		r.broadcast(&ro)
+	}
+	return nil
+}
+
+// botsDecide lets every bot look at the present and inserts its inputs there:
+// bots sit at the server, with no latency and no leniency.
+func (r *Room) botsDecide() {
+	s := r.tl.State()
+	for _, m := range r.members {
+		if m == nil || m.bot == nil {
+			continue
+		}
+		r.botEvs = m.bot.Decide(s, r.botEvs[:0])
+		if len(r.botEvs) == 0 {
+			continue
+		}
+		r.serverEvent(r.botEvs...)
+	}
+}
+
+// serverEvent logs events made by the server (joins, leaves, spawns, bots'
+// inputs) at the present tick and broadcasts them like any accepted event.
+func (r *Room) serverEvent(evs ...sim.Event) {
+	acc := &proto.Accepted{}
+	for _, ev := range evs {
+		t := r.auth.Server(ev)
+		acc.Events = append(acc.Events, proto.TickEvent{Tick: uint64(t), Event: ev})
+	}
+	r.broadcastEvents(acc)
+}
+
+// applyPolicy recomputes leads and leniencies from the measured RTTs (ping
+// charity, netcode.md section 3), smoothly: a published lead only moves when
+// the change is worth it.
+func (r *Room) applyPolicy(now time.Duration) {
+	var ids []int
+	var oneWays, jitters []time.Duration
+	for p, m := range r.members {
+		if m != nil && m.bot == nil && m.conn != 0 && m.rtt.Samples() > 0 {
+			ids = append(ids, p)
+			oneWays = append(oneWays, m.rtt.OneWay())
+			jitters = append(jitters, m.rtt.Jitter())
+		}
+	}
+	leads := make([]time.Duration, len(ids))
+	lens := make([]time.Duration, len(ids))
+	r.cfg.Policy.ComputeInto(leads, lens, oneWays, jitters)
+	for k, p := range ids {
+		m := r.members[p]
+		lead, changed := m.smooth.Update(now, leads[k])
+		if changed {
+			r.rosterDirty = true
+		}
+		m.lead = lead
+		m.lenient = min(clock.Leniency(oneWays[k], m.floor.Update(now, lead), jitters[k]), r.cfg.MaxLenient)
+		r.auth.SetLeniency(p, int64((m.lenient+r.dt-1)/r.dt))
+	}
+}
+
+func (r *Room) pingAll(now time.Duration) {
+	for _, m := range r.members {
+		if m == nil || m.conn == 0 {
+			continue
+		}
+		m.pingID++
+		m.pings[m.pingID%uint32(len(m.pings))] = pingSent{id: m.pingID, at: now}
+		r.sendMsg(m.conn, &proto.Ping{ID: m.pingID, Time: us(now - r.epoch)})
+	}
+}
+
+// heartbeat tells everyone the server's clock, each player's final tick and
+// target lead.
+func (r *Room) heartbeat(now time.Duration) {
+	hb := &proto.Heartbeat{Tick: uint64(r.auth.Now()), Time: us(now - r.epoch), Seq: r.bcastSeq}
+	s := r.tl.State()
+	for p := range r.members {
+		if m := r.members[p]; m != nil || s.Cycle(p).Present {
+			hp := proto.HeartbeatPlayer{Player: uint8(p), Final: uint64(max(0, r.auth.Final(p)))}
+			if m != nil {
+				hp.Lead = uint32(us(m.lead))
+			}
+			hb.Players = append(hb.Players, hp)
+		}
+	}
+	r.broadcast(hb)
+}
+
+// RosterNow returns the roster as it would be sent now.
+func (r *Room) RosterNow() proto.Roster { return r.roster() }
+
+func (r *Room) roster() proto.Roster {
+	ro := proto.Roster{Rev: r.rosterRev}
+	ch := r.cfg.Policy.Charity
+	switch {
+	case ch.Auto:
+		ro.Charity = proto.Charity{Mode: proto.CharityAuto}
+	case ch.Fixed > 0:
+		ro.Charity = proto.Charity{Mode: proto.CharityFixed, Value: uint32(us(ch.Fixed))}
+	}
+	s := r.tl.State()
+	for p, m := range r.members {
+		if m == nil {
+			continue
+		}
+		c := s.Cycle(p)
+		ro.Players = append(ro.Players, proto.RosterPlayer{
+			ID: uint8(p), Name: m.name, Bot: m.bot != nil, Connected: m.bot != nil || m.conn != 0,
+			Score: int32(c.Score), Latency: uint32(us(m.rtt.OneWay())), Lead: uint32(us(m.lead)), Leniency: uint32(us(m.lenient)),
+		})
+	}
+	for _, sp := range r.specs {
+		if len(ro.Players) < proto.MaxRoster {
+			ro.Players = append(ro.Players, proto.RosterPlayer{ID: 255, Name: sp.name, Spectator: true, Connected: true})
+		}
+	}
+	return ro
+}
