@@ -48,6 +48,7 @@ func (s *Session) load(h proto.History) error {
 	}
 	s.tl = tl
 	s.bcast = h.Seq
+	clear(s.got)
 	clear(s.pending)
 	clear(s.pendKind)
 	clear(s.sentAt)
@@ -76,11 +77,18 @@ func (s *Session) clockAt(now time.Duration) time.Duration {
 func (s *Session) presentAt(now time.Duration) int64 { return int64(s.clockAt(now) / s.dt) }
 
 func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
-	if m.Seq > s.bcast && m.Seq-s.bcast <= proto.MaxResendSpan {
-		s.queue(&proto.ResendRequest{First: s.bcast, Last: m.Seq - 1})
+	if m.Seq < s.bcast || s.got[m.Seq] {
+		return // resent, and we had it
 	}
-	if m.Seq >= s.bcast {
-		s.bcast = m.Seq + 1
+	if m.Seq > s.bcast {
+		s.got[m.Seq] = true
+		if !s.asked[m.Seq-1] {
+			s.askFor(s.bcast, m.Seq-1)
+		}
+	}
+	for s.bcast == m.Seq || s.got[s.bcast] {
+		delete(s.got, s.bcast)
+		s.bcast++
 	}
 	at := s.clockAt(now)
 	for _, te := range m.Events {
@@ -140,7 +148,7 @@ func (s *Session) forget(seq uint32) {
 func (s *Session) heartbeat(m *proto.Heartbeat) {
 	s.hbSeq = m.Seq
 	if m.Seq > s.bcast { // broadcasts were lost on the way (datagrams)
-		s.queue(&proto.ResendRequest{First: s.bcast, Last: min(m.Seq-1, s.bcast+proto.MaxResendSpan-1)})
+		s.askFor(s.bcast, m.Seq-1)
 	}
 	all := int64(m.Tick)
 	for _, p := range m.Players {
@@ -153,9 +161,22 @@ func (s *Session) heartbeat(m *proto.Heartbeat) {
 			s.lead = fromUs(int64(p.Lead))
 		}
 	}
+	// Our own proposals still unanswered may yet be postponed past what the
+	// server calls final for us: nothing from their tick on is confirmed.
+	for _, t := range s.pending {
+		all = min(all, t)
+	}
 	if s.bcast >= s.hbSeq { // every broadcast the heartbeat covers has arrived
 		s.finalAll = max(s.finalAll, all)
 	}
+}
+
+// askFor requests the broadcasts first..last again, at most a span at once.
+func (s *Session) askFor(first, last uint64) {
+	last = min(last, first+proto.MaxResendSpan-1)
+	s.queue(&proto.ResendRequest{First: first, Last: last})
+	clear(s.asked)
+	s.asked[last] = true
 }
 
 func (s *Session) pong(now time.Duration, m *proto.Pong) {

@@ -30,8 +30,9 @@ type PlayerInfo struct {
 	Score                     int64
 	LatencyMs, LeadMs         float64 // published one-way latency o_i and lead L_i
 	// PredictedLagMs is U_you(i) = o_i + o_you + L_you - L_i (netcode.md
-	// section 3), with this client's own extra mind-reader lead: how far
-	// behind its real position player i is drawn. 0 for yourself.
+	// section 3): how far behind its real position player i is drawn. The
+	// mind reader's extra lead is left out on both sides: every browser runs
+	// it, so it cancels. 0 for yourself.
 	PredictedLagMs float64
 	// MeasuredLagMs is the median of the lags measured on i's recent events.
 	MeasuredLagMs float64
@@ -65,7 +66,6 @@ func (s *Session) Info() Info {
 			oYou, lYou = fromUs(int64(p.Latency)), fromUs(int64(p.Lead))
 		}
 	}
-	lYou += s.extra
 	for _, p := range s.roster.Players {
 		pi := PlayerInfo{ID: int(p.ID), Name: p.Name, Bot: p.Bot, Spectator: p.Spectator, Connected: p.Connected,
 			Score: int64(p.Score), LatencyMs: ms(fromUs(int64(p.Latency))), LeadMs: ms(fromUs(int64(p.Lead)))}

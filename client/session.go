@@ -54,17 +54,20 @@ type Session struct {
 	pingID   uint32
 	pings    [16]pingSent
 
-	hello    []byte
-	helloAt  time.Duration
-	seq      uint32
-	sentAt   map[uint32]time.Duration // when each pending proposal was (re)sent
-	pending  map[uint32]int64         // own events not yet acknowledged: seq -> tick
-	pendKind map[uint32]sim.Event
-	final    [sim.MaxPlayers]int64
-	finalAll int64  // every input before this tick is final
-	bcast    uint64 // next broadcast sequence expected
-	hbSeq    uint64 // broadcasts the newest heartbeat covers
-	nextHash int64
+	askedResync time.Duration
+	hello       []byte
+	helloAt     time.Duration
+	seq         uint32
+	sentAt      map[uint32]time.Duration // when each pending proposal was (re)sent
+	pending     map[uint32]int64         // own events not yet acknowledged: seq -> tick
+	pendKind    map[uint32]sim.Event
+	final       [sim.MaxPlayers]int64
+	finalAll    int64           // every input before this tick is final
+	bcast       uint64          // every broadcast before this one has arrived
+	got         map[uint64]bool // broadcasts at or after bcast that arrived (datagrams reorder)
+	asked       map[uint64]bool // the newest broadcast a resend request covered
+	hbSeq       uint64          // broadcasts the newest heartbeat covers
+	nextHash    int64
 
 	roster  proto.Roster
 	lagRing [sim.MaxPlayers]lagRing
@@ -102,7 +105,7 @@ func New(opt Options) *Session {
 	if opt.Ping <= 0 {
 		opt.Ping = 250 * time.Millisecond
 	}
-	return &Session{opt: opt, you: -1, token: opt.Token, pending: map[uint32]int64{}, sentAt: map[uint32]time.Duration{}, pendKind: map[uint32]sim.Event{}, rateNow: clock.RateOne}
+	return &Session{opt: opt, you: -1, token: opt.Token, pending: map[uint32]int64{}, got: map[uint64]bool{}, asked: map[uint64]bool{}, sentAt: map[uint32]time.Duration{}, pendKind: map[uint32]sim.Event{}, rateNow: clock.RateOne}
 }
 
 // Hello returns the first message to send.
@@ -183,6 +186,9 @@ func (s *Session) Receive(now time.Duration, msg []byte) error {
 	}
 	switch m := m.(type) {
 	case *proto.Welcome:
+		if s.started {
+			return nil // a second answer to a repeated hello
+		}
 		return s.welcome(now, m)
 	case *proto.Error:
 		return fmt.Errorf("%w: %s", ErrClosed, m.Text)

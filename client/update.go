@@ -41,9 +41,12 @@ func (s *Session) Update(now time.Duration) {
 		}
 	} else {
 		// The history needs a replay beyond our window: ask the server for a
-		// fresh snapshot rather than guessing.
-		s.stats.ProtocolErrors++
-		s.queue(&proto.ResendRequest{First: 0, Last: 0})
+		// fresh snapshot rather than guessing (a request for broadcast 0 alone
+		// is the protocol's resync request).
+		if now-s.askedResync > time.Second {
+			s.askedResync = now
+			s.queue(&proto.ResendRequest{First: 0, Last: 0})
+		}
 	}
 	if now-s.lastPing >= s.opt.Ping {
 		s.lastPing = now
@@ -141,4 +144,5 @@ func (s *Session) Chat(text string) {
 		s.queue(&proto.Chat{Text: text})
 	}
 }
+
 const debugClient = false

@@ -45,6 +45,8 @@ type Options struct {
 	// RTTStep, when set, changes the first client's RTT to StepTo at this time.
 	RTTStep time.Duration
 	StepTo  time.Duration
+	// DesyncHook, when set, sees every desync the server detects.
+	DesyncHook func(room.Desync)
 }
 
 // Validate reports the first unusable option.
@@ -133,7 +135,8 @@ func (x *experiment) setup() error {
 	x.server = x.net.AddNode(nil)
 	var err error
 	x.room, err = room.New("lab", room.Config{Sim: cfg, Seed: x.opt.Seed, Policy: policy, Bots: x.opt.Bots,
-		Seats: len(x.opt.Pings) + x.opt.Bots, OnRound: func(history.RoundRecord, []string) { x.rounds++ }}, 0, func(c room.ConnID, b []byte) {
+		Seats: len(x.opt.Pings) + x.opt.Bots, OnRound: func(history.RoundRecord, []string) { x.rounds++ },
+		OnDesync: func(d room.Desync) { x.desync(d) }}, 0, func(c room.ConnID, b []byte) {
 		x.net.Send(x.server, vnet.NodeID(c), b)
 	})
 	if err != nil {
@@ -287,4 +290,11 @@ func corrupt(s *client.Session) {
 		}
 	}
 	tl.Insert(history.TickEvent{Tick: tl.Present() - 1, Ev: sim.Event{Kind: sim.EvJoin, Player: sim.MaxPlayers - 1}})
+}
+
+// desync hands a desync to DesyncHook, for debugging a failing run.
+func (x *experiment) desync(d room.Desync) {
+	if x.opt.DesyncHook != nil {
+		x.opt.DesyncHook(d)
+	}
 }

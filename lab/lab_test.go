@@ -1,18 +1,191 @@
 package lab
 
 import (
-	"encoding/json"
+	"fmt"
+	"math"
 	"testing"
 	"time"
 
 	"webtron/clock"
 )
 
-func TestLabSmoke(t *testing.T) {
-	r, err := Run(Options{Pings: []time.Duration{60 * time.Millisecond, 160 * time.Millisecond}, Charity: clock.FixedCharity(50 * time.Millisecond), Duration: 30 * time.Second, Seed: 1})
+const ms = time.Millisecond
+
+func run(t *testing.T, o Options) *Report {
+	t.Helper()
+	if o.Duration == 0 {
+		o.Duration = 60 * time.Second
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	r, err := Run(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.MarshalIndent(r, "", " ")
-	t.Logf("%s", b)
+	if r.Desyncs != 0 || r.Lost != 0 {
+		t.Errorf("desyncs %d, lost events %d: want none", r.Desyncs, r.Lost)
+	}
+	if r.Events < 100 {
+		t.Errorf("only %d events: the measurement has too few samples", r.Events)
+	}
+	return r
+}
+
+func pair(t *testing.T, r *Report, viewer, peer int) PairRow {
+	t.Helper()
+	for _, p := range r.Pairs {
+		if p.Viewer == viewer && p.Peer == peer {
+			return p
+		}
+	}
+	t.Fatalf("no pair %d<-%d in %+v", viewer, peer, r.Pairs)
+	return PairRow{}
+}
+
+// TestPerceivedLagTable checks the charity table of issue 4: pings 60 and 160,
+// no jitter. The measured p50 must be within one tick plus 2 ms of the formula,
+// and the formula must give the documented values.
+func TestPerceivedLagTable(t *testing.T) {
+	tick := 1000.0 / 120
+	for _, c := range []struct {
+		charity        string
+		rule           clock.Rule
+		want12, want21 float64 // U_1(2), U_2(1)
+	}{
+		{"0", clock.RuleWebtron, 60, 160},
+		{"25ms", clock.RuleWebtron, 85, 135},
+		{"50ms", clock.RuleWebtron, 110, 110},
+		{"auto", clock.RuleWebtron, 110, 110},
+		{"20ms", clock.RuleArmagetron, 80, 140},  // C = o_min + c = 50
+		{"50ms", clock.RuleArmagetron, 110, 110}, // C = 80
+	} {
+		for _, mind := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/%s/mind=%v", c.rule, c.charity, mind), func(t *testing.T) {
+				ch, err := clock.ParseCharity(c.charity)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := run(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, Charity: ch, Rule: c.rule, MindReader: mind})
+				for _, x := range []struct {
+					v, p int
+					want float64
+				}{{1, 2, c.want12}, {2, 1, c.want21}} {
+					got := pair(t, r, x.v, x.p)
+					if math.Abs(got.Predicted-x.want) > 0.5 {
+						t.Errorf("U_%d(%d) predicted %.1f ms, want %.1f", x.v, x.p, got.Predicted, x.want)
+					}
+					if math.Abs(got.P50-got.Predicted) > tick+2 {
+						t.Errorf("U_%d(%d) measured p50 %.1f ms, predicted %.1f: off by more than a tick plus 2 ms", x.v, x.p, got.P50, got.Predicted)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestOurRuleRollsBackLess compares the two rules at equal perceived lags.
+func TestOurRuleRollsBackLess(t *testing.T) {
+	ours := run(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, Charity: clock.FixedCharity(50 * ms), Rule: clock.RuleWebtron})
+	arma := run(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, Charity: clock.FixedCharity(50 * ms), Rule: clock.RuleArmagetron})
+	t.Logf("server rollback p50/p95: ours %.1f/%.1f ms, armagetron %.1f/%.1f ms", ours.Rollback.P50, ours.Rollback.P95, arma.Rollback.P50, arma.Rollback.P95)
+	if ours.Rollback.P95 >= arma.Rollback.P95 {
+		t.Errorf("our rule's rollback p95 %.1f ms is not below Armagetron's %.1f ms", ours.Rollback.P95, arma.Rollback.P95)
+	}
+}
+
+// TestAutoThreePlayers: with auto charity every pair sees the average of
+// their two pings, and the invariant holds.
+func TestAutoThreePlayers(t *testing.T) {
+	pings := []time.Duration{20 * ms, 100 * ms, 180 * ms}
+	r := run(t, Options{Pings: pings, Charity: clock.AutoCharity})
+	tick := 1000.0 / 120
+	for _, p := range r.Pairs {
+		want := float64(pings[p.Viewer-1]+pings[p.Peer-1]) / 2 / float64(ms)
+		if math.Abs(p.Predicted-want) > 0.5 || math.Abs(p.P50-want) > tick+2 {
+			t.Errorf("U_%d(%d): predicted %.1f, measured %.1f, want %.1f (the average)", p.Viewer, p.Peer, p.Predicted, p.P50, want)
+		}
+	}
+}
+
+// TestInvariant: for every pair and any charity, U_j(i) + U_i(j) = RTT_i + RTT_j
+// within one tick plus jitter, measured.
+func TestInvariant(t *testing.T) {
+	tick := 1000.0 / 120
+	for _, c := range []string{"0", "30ms", "auto"} {
+		ch, _ := clock.ParseCharity(c)
+		pings := []time.Duration{40 * ms, 90 * ms, 220 * ms}
+		r := run(t, Options{Pings: pings, Charity: ch, Jitter: 4 * ms, Seed: 3})
+		for _, a := range r.Pairs {
+			if a.Viewer > a.Peer {
+				continue
+			}
+			b := pair(t, r, a.Peer, a.Viewer)
+			sum := float64(pings[a.Viewer-1]+pings[a.Peer-1]) / float64(ms)
+			if math.Abs(a.P50+b.P50-sum) > tick+4+2 {
+				t.Errorf("charity %s: U_%d(%d)+U_%d(%d) = %.1f+%.1f, want %.1f", c, a.Viewer, a.Peer, a.Peer, a.Viewer, a.P50, b.P50, sum)
+			}
+		}
+	}
+}
+
+// TestInputLatency: with the mind reader the local input latency centres on
+// zero and spreads over about a tick; without it, it centres on half a tick.
+func TestInputLatency(t *testing.T) {
+	tick := 1000.0 / 120
+	on := run(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, MindReader: true})
+	if math.Abs(on.Input.P50) > 0.1*tick || on.Input.P95-on.Input.P05 < 0.7*tick || on.Input.P95-on.Input.P05 > 1.1*tick {
+		t.Errorf("mind reader on: input latency p05/p50/p95 %.2f/%.2f/%.2f ms, want p50 ~0 and a spread of ~1 tick", on.Input.P05, on.Input.P50, on.Input.P95)
+	}
+	off := run(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, MindReader: false})
+	if math.Abs(off.Input.P50-tick/2) > 0.1*tick {
+		t.Errorf("mind reader off: input latency p50 %.2f ms, want about half a tick (%.2f)", off.Input.P50, tick/2)
+	}
+}
+
+// The netcode property tests of issue 3: any latency, jitter and loss profile,
+// on a reliable stream and on datagrams; every client's finalized state equals
+// the server's (the server resyncs and counts any mismatch), nothing is lost.
+func TestNetcodeProperties(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		o    Options
+	}{
+		{"20and300", Options{Pings: []time.Duration{20 * ms, 300 * ms}, Charity: clock.AutoCharity}},
+		{"8jitterloss-stream", Options{Pings: []time.Duration{30 * ms, 50 * ms, 80 * ms, 100 * ms, 120 * ms, 150 * ms, 200 * ms, 250 * ms}, Jitter: 50 * ms, Loss: 0.05, Charity: clock.AutoCharity}},
+		{"8jitterloss-datagram", Options{Pings: []time.Duration{30 * ms, 50 * ms, 80 * ms, 100 * ms, 120 * ms, 150 * ms, 200 * ms, 250 * ms}, Jitter: 50 * ms, Loss: 0.05, Datagram: true, Charity: clock.AutoCharity}},
+		{"join-mid-round", Options{Pings: []time.Duration{60 * ms, 160 * ms, 100 * ms}, JoinLate: 20 * time.Second, Bots: 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := run(t, c.o)
+			if r.Resyncs != 0 {
+				t.Errorf("%d resyncs: want none", r.Resyncs)
+			}
+		})
+	}
+}
+
+// TestCorruptedClientResynced damages one client's state: the server must see
+// its hash differ, resync it, and the game goes on without further desyncs.
+func TestCorruptedClientResynced(t *testing.T) {
+	r, err := Run(Options{Pings: []time.Duration{60 * ms, 160 * ms}, Duration: 40 * time.Second, Seed: 2, Corrupt: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Desyncs < 1 || r.Resyncs < 1 {
+		t.Fatalf("corrupted client: desyncs %d resyncs %d, want at least one of each", r.Desyncs, r.Resyncs)
+	}
+	if r.Desyncs > 2 {
+		t.Errorf("%d desyncs: the resync did not repair the client", r.Desyncs)
+	}
+}
+
+// TestDeterministic: the lab is a model, so the same seed gives the same run.
+func TestDeterministic(t *testing.T) {
+	o := Options{Pings: []time.Duration{60 * ms, 160 * ms}, Jitter: 5 * ms, Loss: 0.02, Duration: 20 * time.Second, Seed: 9}
+	a, _ := Run(o)
+	b, _ := Run(o)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("two runs with one seed differ:\n%v\n%v", a, b)
+	}
 }

@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -84,7 +86,7 @@ func pct(v []time.Duration, q float64) time.Duration {
 
 func (x *experiment) report() *Report {
 	o := x.opt
-	r := &Report{TickRate: o.TickRate, CharityRule: o.Rule.String(), MindReader: o.MindReader, DurationS: o.Duration.Seconds()}
+	r := &Report{TickRate: o.TickRate, CharityRule: ruleName(o.Rule), MindReader: o.MindReader, DurationS: o.Duration.Seconds()}
 	r.CharityMode = o.Charity.String()
 	// Published state per client: the roster the server would send now.
 	leads := map[int]time.Duration{}
@@ -135,9 +137,10 @@ func (x *experiment) report() *Report {
 			if !ok {
 				continue
 			}
-			// U_viewer(peer) = o_peer + o_viewer + L_viewer - L_peer, with the
-			// viewer's own mind-reader lead (section 4).
-			pred := ones[peer] + ones[p.id] + leads[p.id] + extra - leads[peer]
+			// U_viewer(peer) = o_peer + o_viewer + L_viewer - L_peer with the
+			// leads the clients really run at: the server's target plus the
+			// mind reader's extra (section 4), the same for every lab client.
+			pred := ones[peer] + ones[p.id] + (leads[p.id] + extra) - (leads[peer] + extra)
 			r.Pairs = append(r.Pairs, PairRow{Viewer: p.id, Peer: peer, Predicted: msf(pred),
 				P50: msf(pct(v, 0.5)), P95: msf(pct(v, 0.95)), Samples: len(v)})
 		}
@@ -199,4 +202,23 @@ func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// Print writes the report as tables.
+func (r *Report) Print(w io.Writer) {
+	fmt.Fprintf(w, "tick rate %d Hz, charity %s (%.1f ms), rule %s, mind reader %v, %.0f s\n\n",
+		r.TickRate, r.CharityMode, r.CharityMs, r.CharityRule, r.MindReader, r.DurationS)
+	fmt.Fprintf(w, "%-6s %8s %8s %12s\n", "player", "rtt ms", "lead ms", "leniency ms")
+	for _, p := range r.Players {
+		fmt.Fprintf(w, "%-6d %8.1f %8.1f %12.1f\n", p.ID, p.RTTMs, p.LeadMs, p.LeniencyMs)
+	}
+	fmt.Fprintf(w, "\nperceived lag U_viewer(peer), ms\n%-6s %-6s %10s %10s %10s %8s\n", "viewer", "peer", "predicted", "p50", "p95", "samples")
+	for _, p := range r.Pairs {
+		fmt.Fprintf(w, "%-6d %-6d %10.1f %10.1f %10.1f %8d\n", p.Viewer, p.Peer, p.Predicted, p.P50, p.P95, p.Samples)
+	}
+	fmt.Fprintf(w, "\ninput latency ms: p05 %.1f  p50 %.1f  p95 %.1f\n", r.Input.P05, r.Input.P50, r.Input.P95)
+	fmt.Fprintf(w, "server rollback ms: p50 %.1f  p95 %.1f\n", r.Rollback.P50, r.Rollback.P95)
+	fmt.Fprintf(w, "events %d  postponed %d  refused %d  lost %d  desyncs %d  resyncs %d  rounds %d\n",
+		r.Events, r.Postponed, r.Refused, r.Lost, r.Desyncs, r.Resyncs, r.Rounds)
+	fmt.Fprintf(w, "bytes/s per client: up %.0f  down %.0f\n", r.Bandwidth.UpP50, r.Bandwidth.DownP50)
 }

@@ -80,7 +80,11 @@ func (r *Room) propose(m *member, msg *proto.Propose, now time.Duration) {
 		d := r.auth.Propose(m.player, ev, tick)
 		switch d.Status {
 		case history.Refused:
-			r.Stats.Refused++
+			if d.Reason == history.ReasonDuplicate {
+				r.Stats.Duplicates++ // a resent proposal: the first copy counts
+			} else {
+				r.Stats.Refused++
+			}
 			r.sendMsg(m.conn, &proto.Refused{Seq: pr.Seq, Reason: proto.RefuseReason(d.Reason), Text: d.Reason.String()})
 			continue
 		case history.Postponed:
@@ -120,6 +124,10 @@ func (r *Room) broadcastEvents(acc *proto.Accepted) {
 // resend answers a client that missed broadcasts (datagram transports); what
 // is no longer kept is covered by a resync.
 func (r *Room) resend(c ConnID, m *proto.ResendRequest) {
+	if m.First == 0 && m.Last == 0 && r.bcastSeq > 1 {
+		r.resync(c) // the protocol's resync request
+		return
+	}
 	for s := m.First; s <= m.Last && s < r.bcastSeq; s++ {
 		rb := r.recent[s%uint64(len(r.recent))]
 		if rb.seq != s || rb.msg == nil {

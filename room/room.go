@@ -156,10 +156,10 @@ type recentBcast struct {
 
 // Stats are counters the server exports as metrics and the lab reports.
 type Stats struct {
-	Events, Postponed, Refused, Desyncs int64
-	RollbackTicks                       []int64 // server rollback depth per accepted late event, drained by the owner
-	BytesOut, BytesIn                   int64
-	TickLateness                        time.Duration // last tick's lateness
+	Events, Postponed, Refused, Duplicates, Desyncs int64
+	RollbackTicks                                   []int64 // server rollback depth per accepted late event, drained by the owner
+	BytesOut, BytesIn                               int64
+	TickLateness                                    time.Duration // last tick's lateness
 }
 
 // New makes a room whose tick 0 starts at now.
