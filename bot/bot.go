@@ -1,0 +1,146 @@
+// Package bot is a lightcycle AI. It only reads a *sim.State and produces the
+// events a human player would send (turns and brake), so the same bot fills
+// empty seats on the server, drives headless clients in load tests, and plays
+// seeded games in `webtron sim` whose final hash is a golden value.
+//
+// That last use makes the bot part of a deterministic computation, checked both
+// natively and under WebAssembly, so it follows the simulation's rules: integers
+// only, no map iteration, no time, no goroutines, no package-level mutable
+// state; its randomness is its own seeded generator.
+//
+// Cost is kept low by keeping, per bot, a coarse map of the walls (updated from
+// what changed since the last tick) and looking hard only when a decision is
+// due: near a wall, or every few tenths of a second for tactics.
+package bot
+
+import "webtron/sim"
+
+// Bot is one computer player. Use one Bot per player and call Decide once per
+// tick, before the state is stepped.
+type Bot struct {
+	id  int
+	seq uint32
+	rng uint64
+	p   persona
+	w   world
+
+	st    *sim.State // the state the map follows; another one means starting over
+	rate  int64      // ticks per second
+	delay int64      // turn delay in ticks
+	base  int64      // base speed
+
+	gap      int64 // distance to the wall ahead when last measured exactly
+	gapOwner int   // who laid that wall
+	gapOdo   int64 // odometer at that measurement
+	gapDir   uint8 // heading at that measurement
+	gapEpoch int64 // map epoch of that measurement: a redraw may mean a rollback
+	seen     int64 // the map's gap ahead at that measurement, or far
+	nextRay  int64 // tick by which to measure again
+	nextLook int64 // tick of the next tactical look
+	hold     int64 // no new decision at the wall before this tick
+
+	want     bool  // a turn was sent and has not shown yet (it may be postponed)
+	wantDir  uint8 // the heading it leads to
+	wantTill int64 // give up waiting at this tick (the event may have been refused)
+	tight    bool  // short of room: brake to turn in less space
+	pedal    int64 // no new brake event before this tick (it may be postponed)
+}
+
+// New returns a bot for player slot player. The seed picks its personality and
+// drives its randomness, so the same seeds replay the same games.
+func New(player int, seed uint64) *Bot {
+	b := &Bot{id: player, rng: seed ^ 0x6a09e667f3bcc909}
+	b.p = newPersona(b)
+	return b
+}
+
+// Decide appends to out the events this bot's player sends at the state's
+// current tick, usually none, and returns the extended slice. It acts only
+// while its cycle is alive in a round being played. It never allocates once its
+// buffers have grown, and never modifies the state.
+func (b *Bot) Decide(s *sim.State, out []sim.Event) []sim.Event {
+	if b.id < 0 || b.id >= sim.MaxPlayers {
+		return out
+	}
+	if ph, _ := s.Phase(); ph != sim.PhasePlay {
+		return out
+	}
+	me := s.Cycle(b.id)
+	if !me.Alive {
+		return out
+	}
+	if b.st != s {
+		b.attach(s)
+	}
+	b.w.sync(s, &me, b.p.react)
+	return b.drive(s, &me, out)
+}
+
+func (b *Bot) attach(s *sim.State) {
+	cfg := s.Config()
+	b.st = s
+	b.rate = cfg.TickRate
+	b.delay = (cfg.TurnDelayMs*cfg.TickRate + 999) / 1000
+	b.base = cfg.BaseSpeed
+	b.w.attach(&cfg)
+	b.nextRay, b.nextLook, b.hold, b.want = 0, 0, 0, false
+	b.gapEpoch = -1
+}
+
+// event appends one of this player's events with the next sequence number:
+// the server orders a player's events within a tick by it.
+func (b *Bot) event(out []sim.Event, k sim.EventKind) []sim.Event {
+	b.seq++
+	return append(out, sim.Event{Kind: k, Player: uint8(b.id), Seq: b.seq})
+}
+
+// turn sends a turn (+1 left, -1 right) and remembers to wait until it shows.
+func (b *Bot) turn(out []sim.Event, me *sim.Cycle, t int8, tick int64) []sim.Event {
+	b.want = true
+	b.wantDir = uint8(int8(me.Dir)+t) & 3
+	b.wantTill = tick + 2*b.delay + 24
+	b.nextRay, b.nextLook = tick, tick+b.p.period/2
+	if t > 0 {
+		return b.event(out, sim.EvTurnLeft)
+	}
+	return b.event(out, sim.EvTurnRight)
+}
+
+// Play steps s for ticks ticks, letting every bot decide before each step. It
+// is the loop of headless games (`webtron sim`, tests, load generators). The
+// bots' players must have joined already: step the state once with their
+// EvJoin events before calling Play.
+func Play(s *sim.State, bots []*Bot, ticks int) {
+	evs := make([]sim.Event, 0, 2*len(bots))
+	for t := 0; t < ticks; t++ {
+		for _, b := range bots {
+			evs = b.Decide(s, evs)
+		}
+		s.Step(evs)
+		evs = evs[:0]
+	}
+}
+
+// Joins returns the EvJoin events that seat players 0..n-1, to be given to
+// the first Step before Play.
+func Joins(n int) []sim.Event {
+	evs := make([]sim.Event, 0, n)
+	for p := 0; p < n && p < sim.MaxPlayers; p++ {
+		evs = append(evs, sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
+	}
+	return evs
+}
+
+// rand returns the next number of the bot's own SplitMix64 sequence.
+func (b *Bot) rand() uint64 {
+	b.rng += 0x9e3779b97f4a7c15
+	z := b.rng
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// between returns a number in lo..hi inclusive.
+func (b *Bot) between(lo, hi int64) int64 {
+	return lo + int64(b.rand()%uint64(hi-lo+1))
+}

@@ -1,0 +1,86 @@
+package bot
+
+// maxFills is how many fills one decision batches (straight, left, right).
+const maxFills = 4
+
+// fills is the flood-fill state of a grid. The fills of one decision share
+// their marks until forget: a way whose seed lies in a region already counted
+// gets that count without a second fill. In open country the left and the
+// right seed are one region, and a decision costs one fill instead of two.
+type fills struct {
+	seen  []uint64 // cells reached since the last forget, one bit each
+	queue []int32  // those cells, in order, so that forget clears only them
+	done  [maxFills]region
+	count int // fills in done
+}
+
+// region is one fill of a batch: queue[start:end], and whether it stopped at
+// the budget (then its marks cover only part of its region).
+type region struct {
+	start, end int
+	cut        bool
+}
+
+// forget ends a batch of fills.
+func (g *grid) forget() {
+	for _, k := range g.queue {
+		g.seen[k>>6] &^= 1 << (k & 63)
+	}
+	g.queue = g.queue[:0]
+	g.count = 0
+}
+
+// fill counts the cells reachable from cell (i, j) without crossing a wall,
+// stopping at limit: the room a cycle would have after heading that way.
+func (g *grid) fill(i, j int64, limit int) int {
+	start := int32(j*stride + i)
+	if isSet(g.seen, int64(start)) {
+		for f := g.count - 1; f >= 0; f-- {
+			r := &g.done[f]
+			for _, k := range g.queue[r.start:r.end] {
+				if k == start {
+					return min(r.end-r.start, limit)
+				}
+			}
+		}
+	}
+	// Earlier regions are whole components, so a new seed's region cannot
+	// run into their marks, unless one stopped at its budget: start afresh.
+	if g.count == maxFills || g.count > 0 && g.done[g.count-1].cut || isSet(g.seen, int64(start)) {
+		g.forget()
+	}
+	n := g.n
+	q := g.queue
+	base := len(q)
+	g.seen[start>>6] |= 1 << (start & 63)
+	q = append(q, start)
+	for h := base; h < len(q) && len(q)-base < limit; h++ {
+		k := q[h]
+		i, j, kk := k&(stride-1), k>>strideShift, int64(k)
+		if int64(i+1) < n && !isSet(g.west, kk+1) {
+			q = g.visit(q, k+1)
+		}
+		if i > 0 && !isSet(g.west, kk) {
+			q = g.visit(q, k-1)
+		}
+		if int64(j+1) < n && !isSet(g.south, kk+stride) {
+			q = g.visit(q, k+stride)
+		}
+		if j > 0 && !isSet(g.south, kk) {
+			q = g.visit(q, k-stride)
+		}
+	}
+	g.queue = q
+	size := len(q) - base
+	g.done[g.count] = region{start: base, end: len(q), cut: size >= limit}
+	g.count++
+	return min(size, limit)
+}
+
+func (g *grid) visit(q []int32, k int32) []int32 {
+	if bit := uint64(1) << (k & 63); g.seen[k>>6]&bit == 0 {
+		g.seen[k>>6] |= bit
+		q = append(q, k)
+	}
+	return q
+}

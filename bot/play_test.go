@@ -1,0 +1,228 @@
+package bot
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"webtron/sim"
+)
+
+// newGame seats n bots in a fresh state whose joining tick has been stepped.
+func newGame(t testing.TB, cfg sim.Config, seed uint64, n int) (*sim.State, []*Bot) {
+	t.Helper()
+	s, err := sim.NewState(cfg, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Step(Joins(n))
+	bots := make([]*Bot, n)
+	for p := range bots {
+		bots[p] = New(p, seed+uint64(p))
+	}
+	return s, bots
+}
+
+// TestCrowdedRounds runs 8 and 32 bots for 20,000 ticks in an arena small
+// enough for rounds to end: bots must not panic, every round must end, the
+// next must start, and each winner must score the win.
+func TestCrowdedRounds(t *testing.T) {
+	for _, n := range []int{8, 32} {
+		cfg := sim.DefaultConfig()
+		cfg.ArenaSize = int64(40+2*n) * sim.Meter
+		s, bots := newGame(t, cfg, 5, n)
+		var evs []sim.Event
+		var before [sim.MaxPlayers]sim.Cycle
+		ended, started, won := 0, 0, 0
+		prev, _ := s.Phase()
+		round, match := s.Round()
+		for k := 0; k < 20_000; k++ {
+			for _, b := range bots {
+				evs = b.Decide(s, evs)
+			}
+			for p := 0; p < n; p++ {
+				before[p] = s.Cycle(p)
+			}
+			s.Step(evs)
+			evs = evs[:0]
+			ph, _ := s.Phase()
+			switch {
+			case prev == sim.PhasePlay && ph == sim.PhaseOver:
+				ended++
+				if w := s.Winner(); w >= 0 {
+					won++
+					c := s.Cycle(w)
+					want := cfg.ScoreWin + cfg.ScoreKill*(c.Kills-before[w].Kills)
+					if got := c.Score - before[w].Score; got != want {
+						t.Errorf("%d bots: winner %d scored %d for the round's last tick, want %d", n, w, got, want)
+					}
+				}
+			case prev == sim.PhaseOver && ph == sim.PhasePrepare:
+				started++
+				r, m := s.Round()
+				if !(m == match && r == round+1 || m == match+1 && r == 1) {
+					t.Errorf("%d bots: round went from %d/%d to %d/%d", n, match, round, m, r)
+				}
+				round, match = r, m
+			}
+			prev = ph
+		}
+		t.Logf("%d bots, %d m arena: %d rounds ended (%d won), %d started", n, cfg.ArenaSize/sim.Meter, ended, won, started)
+		if ended < 3 || started < ended-1 || won == 0 {
+			t.Errorf("%d bots: %d rounds ended, %d started, %d won", n, ended, started, won)
+		}
+	}
+}
+
+// TestEvents checks what bots send: only turns and brakes, for their own
+// player, with sequence numbers 1, 2, 3..., only while alive in play.
+func TestEvents(t *testing.T) {
+	s, bots := newGame(t, sim.DefaultConfig(), 3, 8)
+	var evs []sim.Event
+	var seq [8]uint32
+	turns := 0
+	for k := 0; k < 20_000; k++ {
+		for p, b := range bots {
+			from := len(evs)
+			evs = b.Decide(s, evs)
+			ph, _ := s.Phase()
+			for _, e := range evs[from:] {
+				switch {
+				case int(e.Player) != p:
+					t.Fatalf("bot %d sent an event for player %d", p, e.Player)
+				case e.Kind != sim.EvTurnLeft && e.Kind != sim.EvTurnRight && e.Kind != sim.EvBrakeOn && e.Kind != sim.EvBrakeOff:
+					t.Fatalf("bot %d sent a %v event", p, e.Kind)
+				case e.Seq != seq[p]+1:
+					t.Fatalf("bot %d sent seq %d after %d", p, e.Seq, seq[p])
+				case ph != sim.PhasePlay || !s.Cycle(p).Alive:
+					t.Fatalf("bot %d sent %v while not alive in play", p, e.Kind)
+				}
+				seq[p] = e.Seq
+				if e.Kind == sim.EvTurnLeft || e.Kind == sim.EvTurnRight {
+					turns++
+				}
+			}
+		}
+		s.Step(evs)
+		evs = evs[:0]
+	}
+	t.Logf("8 bots sent %d turns in 20,000 ticks", turns)
+	if turns < 100 {
+		t.Errorf("only %d turns: the bots hardly play", turns)
+	}
+}
+
+// fresh returns the map a bot would draw from scratch for the state now.
+func fresh(s *sim.State) *grid {
+	var w world
+	cfg := s.Config()
+	w.attach(&cfg)
+	w.redraw(s)
+	return &w.g
+}
+
+// sameMap reports how many words of the two maps' wall bitsets differ.
+func sameMap(a, b *grid) int {
+	diff := 0
+	for k := range a.south {
+		if a.south[k] != b.south[k] || a.west[k] != b.west[k] {
+			diff++
+		}
+	}
+	return diff
+}
+
+// TestMapFollowsState checks that a bot's map, kept up to date a few walls at
+// a time, is the map drawn afresh from the state: through turns, deaths,
+// vanishing wrecks and new rounds, and after the state is rolled back.
+func TestMapFollowsState(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.ArenaSize = 200 * sim.Meter
+	s, bots := newGame(t, cfg, 9, 8)
+	var snap sim.Snapshot
+	checked := 0
+	for k := 1; k <= 24_000; k++ {
+		if k == 12_000 {
+			s.Save(&snap)
+		}
+		if k == 12_700 {
+			if err := s.Restore(&snap); err != nil {
+				t.Fatal(err)
+			}
+		}
+		Play(s, bots, 1)
+		if k%500 != 0 {
+			continue
+		}
+		want := fresh(s)
+		round, match := s.Round()
+		for _, b := range bots {
+			me := s.Cycle(b.id)
+			if ph, _ := s.Phase(); ph != sim.PhasePlay || !me.Alive || b.w.round != round || b.w.match != match {
+				continue // not playing, so not following this round
+			}
+			b.w.due = [sim.MaxPlayers]int64{} // bring every cycle in, however far
+			b.w.update(s, &me, 1)
+			if d := sameMap(&b.w.g, want); d != 0 {
+				t.Errorf("tick %d: bot %d's map differs from the state in %d words", s.Tick(), b.id, d)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d maps checked against a fresh drawing", checked)
+	if checked < 50 {
+		t.Errorf("only %d maps checked", checked)
+	}
+}
+
+// TestNoAllocs checks that deciding allocates nothing once a bot's buffers
+// have grown.
+func TestNoAllocs(t *testing.T) {
+	s, bots := newGame(t, sim.DefaultConfig(), 4, 32)
+	evs := make([]sim.Event, 0, 256)
+	Play(s, bots, 3000)
+	var m0, m1 runtime.MemStats
+	var allocs uint64
+	for k := 0; k < 600; k++ {
+		runtime.ReadMemStats(&m0)
+		for _, b := range bots {
+			evs = b.Decide(s, evs)
+		}
+		runtime.ReadMemStats(&m1)
+		allocs += m1.Mallocs - m0.Mallocs
+		s.Step(evs)
+		evs = evs[:0]
+	}
+	if allocs != 0 {
+		t.Errorf("32 bots allocated %d times in 600 ticks", allocs)
+	}
+}
+
+// benchBots plays n bots through b.N ticks of a match on the default arena
+// (rounds start and end along the way, so the figure is amortised over whole
+// rounds, prepare and round-over pauses included) and reports the bots' time
+// per tick and the simulation's separately.
+func benchBots(b *testing.B, n int) {
+	s, bots := newGame(b, sim.DefaultConfig(), 7, n)
+	evs := make([]sim.Event, 0, 4*n)
+	Play(s, bots, 3000) // buffers grow to their steady size
+	b.ReportAllocs()
+	b.ResetTimer()
+	var think, step time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		for _, bt := range bots {
+			evs = bt.Decide(s, evs)
+		}
+		t1 := time.Now()
+		s.Step(evs)
+		step += time.Since(t1)
+		think += t1.Sub(t0)
+		evs = evs[:0]
+	}
+	b.ReportMetric(float64(think.Nanoseconds())/float64(b.N), "bots-ns/tick")
+	b.ReportMetric(float64(step.Nanoseconds())/float64(b.N), "step-ns/tick")
+}
+
+func BenchmarkBots8(b *testing.B)  { benchBots(b, 8) }
+func BenchmarkBots32(b *testing.B) { benchBots(b, 32) }

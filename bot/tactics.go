@@ -1,0 +1,163 @@
+package bot
+
+import "webtron/sim"
+
+// persona is what makes bots differ: drawn once from the seed, so that a room
+// of bots is not a room of clones, and a seed always plays the same way.
+type persona struct {
+	grind   int64 // how far from a trail to turn, so as to run along it that far off
+	rim     int64 // how far from the rim to turn (the rim gives no speed)
+	lookMs  int64 // how far ahead, in time of travel, the map is watched
+	refresh int64 // most ticks between exact rays at a wall still far
+	react   int64 // ticks between map updates: the bot's reaction time
+	period  int64 // ticks between tactical looks
+	aggro   int64 // 0..100: how eagerly it cuts opponents off
+	seek    int64 // lateral range within which it moves over to grind a wall
+	room    int   // flood-fill budget, cells: pockets smaller than this are avoided
+	tight   int   // room under which it brakes
+	wander  int64 // per mille chance per tactical look of a turn for its own sake
+	jitter  int64 // weight of chance when choosing between ways
+}
+
+func newPersona(b *Bot) persona {
+	return persona{
+		// 1.2 m at least: the map keeps a wall on the right side of the cycle
+		// only from half a cell (1 m) away.
+		grind:   b.between(1200, 2600) * sim.Meter / 1000,
+		rim:     b.between(3000, 6000) * sim.Meter / 1000,
+		lookMs:  b.between(500, 800),
+		refresh: b.between(4, 12),
+		react:   b.between(2, 4),
+		period:  b.between(12, 36),
+		aggro:   b.between(0, 100),
+		seek:    b.between(8, 30) * sim.Meter,
+		room:    int(b.between(300, 450)),
+		tight:   int(b.between(30, 90)),
+		wander:  b.between(5, 40),
+		jitter:  b.between(4, 40),
+	}
+}
+
+// tactics is the look taken every persona.period ticks on open road: cut an
+// opponent off, leave a road that leads into a pocket, move over to a wall to
+// grind it, or now and then turn for no reason but variety.
+func (b *Bot) tactics(s *sim.State, me *sim.Cycle, pred, step, tick int64, out []sim.Event) []sim.Event {
+	b.nextLook = tick + b.p.period + b.between(0, b.p.period/2)
+	b.w.g.forget()
+	st := b.assess(s, me, me.X, me.Y, 0, step)
+	b.tight = st.room < b.p.tight
+	enough := min(st.room, b.p.room*3/4)
+
+	if t, a, ok := b.cutOff(s, me); ok && b.between(0, 99) < b.p.aggro {
+		o := b.assess(s, me, me.X, me.Y, t, step)
+		if o.score > 0 && o.gap > a+8*sim.Meter && o.room >= enough {
+			return b.turn(out, me, t, tick)
+		}
+	}
+	if st.room < b.p.room {
+		l := b.assess(s, me, me.X, me.Y, 1, step)
+		r := b.assess(s, me, me.X, me.Y, -1, step)
+		if r.score > l.score {
+			l = r
+		}
+		if l.score > 0 && l.room > st.room+st.room/4+8 {
+			b.tight = l.room < b.p.tight
+			return b.turn(out, me, l.turn, tick)
+		}
+		// A lane too narrow to turn round in, with little room ahead: slow
+		// down, so that the turn delay fits in it if it ends in a wall.
+		b.tight = b.tight || l.score < 0
+	}
+	if t, ok := b.seekWall(s, me, pred); ok {
+		if o := b.assess(s, me, me.X, me.Y, t, step); o.score > 0 && o.room >= enough {
+			return b.turn(out, me, t, tick)
+		}
+	}
+	if int64(b.rand()%1000) < b.p.wander {
+		t := int8(1 - 2*int8(b.rand()&1))
+		if o := b.assess(s, me, me.X, me.Y, t, step); o.score > 0 && o.room >= b.p.room && o.gap > 40*sim.Meter {
+			return b.turn(out, me, t, tick)
+		}
+	}
+	return out
+}
+
+// cutOff looks for an opponent whose road ahead this cycle could cross first
+// by turning: the wall it leaves across that road forces the opponent to turn
+// or die. It returns the turn and the distance to the crossing.
+func (b *Bot) cutOff(s *sim.State, me *sim.Cycle) (turn int8, dist int64, ok bool) {
+	reach := 10*sim.Meter + b.p.aggro*30*sim.Meter/100
+	best := far
+	for j := 0; j < sim.MaxPlayers; j++ {
+		if j == b.id {
+			continue
+		}
+		c := s.Cycle(j)
+		if !c.Alive || abs(c.X-me.X)+abs(c.Y-me.Y) > 3*reach {
+			continue
+		}
+		for _, t := range [2]int8{1, -1} {
+			nd := uint8(int8(me.Dir)+t) & 3
+			if nd&1 == c.Dir&1 {
+				continue
+			}
+			var a, them int64 // our way to the crossing, and theirs
+			if nd&1 == 0 {
+				a, them = along(me.X, c.X, nd), along(c.Y, me.Y, c.Dir)
+			} else {
+				a, them = along(me.Y, c.Y, nd), along(c.X, me.X, c.Dir)
+			}
+			// Get there in well under their time, or the wall is not there yet.
+			if a < 2*sim.Meter || a > reach || them <= 0 || them > 2*reach ||
+				a*c.Speed*10 >= them*me.Speed*7 || a >= best {
+				continue
+			}
+			turn, dist, ok, best = t, a, true, a
+		}
+	}
+	return turn, dist, ok
+}
+
+// along returns how far `to` lies from `from` in the sense of heading dir on
+// that axis (negative: behind).
+func along(from, to int64, dir uint8) int64 {
+	if dir&3 >= 2 {
+		return from - to
+	}
+	return to - from
+}
+
+// seekWall finds a trail running beside the cycle within persona.seek, when it
+// is grinding nothing: turning towards it brings the wall ahead, and the turn
+// made close before it (target) sets the cycle running along it.
+func (b *Bot) seekWall(s *sim.State, me *sim.Cycle, pred int64) (int8, bool) {
+	if l, r := s.Sensors(me.X, me.Y, me.Dir, b.id); l >= 0 || r >= 0 {
+		return 0, false
+	}
+	on := min(pred/2, 20*sim.Meter)
+	if on < 10*sim.Meter {
+		return 0, false
+	}
+	first := int8(1 - 2*int8(b.rand()&1))
+	for _, t := range [2]int8{first, -first} {
+		d := uint8(int8(me.Dir)+t) & 3
+		g, owner := s.Ray(me.X, me.Y, d, b.p.seek, b.id)
+		if g < b.p.grind+3*b.w.g.cell || owner == sim.OwnerRim {
+			continue
+		}
+		// The wall must run on ahead, or it ends before the cycle gets there.
+		qx, qy := forward(me.X, me.Y, me.Dir, on)
+		if g2, _ := s.Ray(qx, qy, d, b.p.seek+4*sim.Meter, b.id); g2 < 0 || abs(g2-g) > 3*sim.Meter {
+			continue
+		}
+		return t, true
+	}
+	return 0, false
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
