@@ -121,7 +121,6 @@ func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
 
 func (s *Session) postponed(now time.Duration, m *proto.Postponed) {
 	s.stats.Postponed++
-	s.feedback.Report(now, time.Duration(m.Tick-m.Asked)*s.dt)
 	if old, ok := s.pending[m.Seq]; ok && old != int64(m.Tick) {
 		s.tl.Move(history.TickEvent{Tick: old, Ev: s.pendKind[m.Seq]}, int64(m.Tick))
 		s.pending[m.Seq] = int64(m.Tick)
@@ -145,7 +144,7 @@ func (s *Session) forget(seq uint32) {
 	delete(s.sentAt, seq)
 }
 
-func (s *Session) heartbeat(m *proto.Heartbeat) {
+func (s *Session) heartbeat(now time.Duration, m *proto.Heartbeat) {
 	s.hbSeq = m.Seq
 	if m.Seq > s.bcast { // broadcasts were lost on the way (datagrams)
 		s.askFor(s.bcast, m.Seq-1)
@@ -158,7 +157,18 @@ func (s *Session) heartbeat(m *proto.Heartbeat) {
 		s.final[p.Player] = max(s.final[p.Player], int64(p.Final))
 		all = min(all, int64(p.Final)+1)
 		if int(p.Player) == s.you {
-			s.lead = fromUs(int64(p.Lead))
+			if lead := fromUs(int64(p.Lead)); lead != s.lead {
+				// The server has measured the route anew: what the margins
+				// corrected for is in the new target now.
+				s.lead = lead
+				s.feedback.Reset()
+			}
+			// Only a settled clock learns from the margins: while it is still
+			// dilating toward a new lead, late events are expected and the
+			// lead is already on its way.
+			if p.Margin != proto.NoMargin && s.lastErr.Abs() <= settledErr {
+				s.feedback.Report(now, -fromUs(int64(p.Margin)))
+			}
 		}
 	}
 	// Our own proposals still unanswered may yet be postponed past what the

@@ -27,7 +27,7 @@ type Options struct {
 	MindReader bool
 	// MaxBackdate bounds the backdating, in ticks (default 2).
 	MaxBackdate int64
-	// Ping is the client's ping interval for the clock offset (default 250 ms).
+	// Ping is the client's ping interval for the clock offset (default 100 ms).
 	Ping time.Duration
 }
 
@@ -55,6 +55,7 @@ type Session struct {
 	pings    [16]pingSent
 
 	askedResync time.Duration
+	lastErr     time.Duration // clock minus its target at the last Update
 	hello       []byte
 	helloAt     time.Duration
 	seq         uint32
@@ -103,9 +104,17 @@ func New(opt Options) *Session {
 		opt.MaxBackdate = 2
 	}
 	if opt.Ping <= 0 {
-		opt.Ping = 250 * time.Millisecond
+		opt.Ping = 100 * time.Millisecond
 	}
-	return &Session{opt: opt, you: -1, token: opt.Token, pending: map[uint32]int64{}, got: map[uint64]bool{}, asked: map[uint64]bool{}, sentAt: map[uint32]time.Duration{}, pendKind: map[uint32]sim.Event{}, rateNow: clock.RateOne}
+	s := &Session{opt: opt, you: -1, token: opt.Token, pending: map[uint32]int64{}, got: map[uint64]bool{}, asked: map[uint64]bool{}, sentAt: map[uint32]time.Duration{}, pendKind: map[uint32]sim.Event{}, rateNow: clock.RateOne}
+	// The margins only ever undo a raise: the server's leniency is whole
+	// ticks, so on-time events show up to a tick of spare, which must not
+	// pull the lead below the target the charity policy set.
+	s.feedback.MaxLower = time.Nanosecond
+	// A one-second window follows a changed route within the 2 s the lead
+	// has to settle in, with ten samples to choose the best from.
+	s.offset.Window = time.Second
+	return s
 }
 
 // Hello returns the first message to send.
@@ -166,6 +175,15 @@ func (s *Session) Stats() Stats {
 	return st
 }
 
+// Clock returns the client's clock at local time now: its estimate of the
+// server's time plus the lead it runs at (zero before the Welcome).
+func (s *Session) Clock(now time.Duration) time.Duration {
+	if !s.started {
+		return 0
+	}
+	return s.clockAt(now)
+}
+
 // Final returns the newest tick through which player p's inputs are final.
 func (s *Session) Final(p int) int64 { return s.final[p] }
 
@@ -208,7 +226,7 @@ func (s *Session) Receive(now time.Duration, msg []byte) error {
 	case *proto.Refused:
 		s.refused(m)
 	case *proto.Heartbeat:
-		s.heartbeat(m)
+		s.heartbeat(now, m)
 	case *proto.Roster:
 		if m.Rev >= s.roster.Rev {
 			s.roster = *m

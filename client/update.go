@@ -25,7 +25,8 @@ func (s *Session) Update(now time.Duration) {
 	s.simTime += s.rateNow.Scale(now - s.lastNow)
 	s.lastNow = now
 	target := s.offset.ServerTime(now) + s.lead + s.extra + s.feedback.Adjustment()
-	rate, jump := s.dil.Correct(s.simTime - target)
+	s.lastErr = s.simTime - target
+	rate, jump := s.dil.Correct(s.lastErr)
 	if jump {
 		s.simTime = target
 	}
@@ -41,11 +42,10 @@ func (s *Session) Update(now time.Duration) {
 		}
 	} else {
 		// The history needs a replay beyond our window: ask the server for a
-		// fresh snapshot rather than guessing (a request for broadcast 0 alone
-		// is the protocol's resync request).
+		// fresh snapshot rather than guessing.
 		if now-s.askedResync > time.Second {
 			s.askedResync = now
-			s.queue(&proto.ResendRequest{First: 0, Last: 0})
+			s.queue(&proto.ResendRequest{First: proto.ResyncSeq, Last: proto.ResyncSeq})
 		}
 	}
 	if now-s.lastPing >= s.opt.Ping {
@@ -58,6 +58,9 @@ func (s *Session) Update(now time.Duration) {
 	s.resendProposals(now)
 	s.tl.Finalize(s.finalAll)
 }
+
+// settledErr is how close to its target a clock counts as settled.
+const settledErr = 2 * time.Millisecond
 
 // helloRetry is how long a client waits for its welcome before saying hello again.
 const helloRetry = time.Second

@@ -132,12 +132,17 @@ func (a *Authority) earliest(p int) int64 {
 // Advance if the tick is in the past); the caller broadcasts them.
 func (a *Authority) Propose(from int, ev sim.Event, tick int64) Decision {
 	switch {
-	case ev.Kind < sim.EvTurnLeft || ev.Kind > sim.EvBrakeOff:
-		return Decision{Status: Refused, Reason: ReasonInvalidKind}
 	case int(ev.Player) != from:
 		return Decision{Status: Refused, Reason: ReasonNotYourPlayer}
 	case a.seqs[from].seen(ev.Seq):
 		return Decision{Status: Refused, Reason: ReasonDuplicate}
+	}
+	// From here on the sequence number is used up, whatever the answer: a
+	// resent copy of a refused proposal is a duplicate, not a second refusal.
+	a.seqs[from].mark(ev.Seq)
+	switch {
+	case ev.Kind < sim.EvTurnLeft || ev.Kind > sim.EvBrakeOff:
+		return Decision{Status: Refused, Reason: ReasonInvalidKind}
 	case tick > a.Now()+a.MaxLead:
 		return Decision{Status: Refused, Reason: ReasonTooFarAhead}
 	case !a.playing(from):
@@ -153,7 +158,6 @@ func (a *Authority) Propose(from int, ev sim.Event, tick int64) Decision {
 		// rather than corrupt the history.
 		return Decision{Status: Refused, Reason: ReasonNotAlive}
 	}
-	a.seqs[from].mark(ev.Seq)
 	return d
 }
 

@@ -92,11 +92,16 @@ type experiment struct {
 	dt       time.Duration
 	errs     []error
 	rounds   int64
+	probe    func(x *experiment) // called every probeEvery, for tests that watch a run
 	draining bool
 }
 
 // Run performs the experiment and returns its report.
-func Run(opt Options) (*Report, error) {
+func Run(opt Options) (*Report, error) { return run(opt, nil) }
+
+const probeEvery = 10 * time.Millisecond
+
+func run(opt Options, probe func(*experiment)) (*Report, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
@@ -106,10 +111,15 @@ func Run(opt Options) (*Report, error) {
 	if opt.Frame <= 0 {
 		opt.Frame = time.Second / 240
 	}
-	x := &experiment{opt: opt, net: vnet.New(opt.Seed), byNode: map[vnet.NodeID]*player{}, rng: opt.Seed*2654435761 + 1}
+	x := &experiment{opt: opt, net: vnet.New(opt.Seed), byNode: map[vnet.NodeID]*player{}, rng: opt.Seed*2654435761 + 1, probe: probe}
 	x.dt = time.Second / time.Duration(opt.TickRate)
 	if err := x.setup(); err != nil {
 		return nil, err
+	}
+	if x.probe != nil {
+		var tick func()
+		tick = func() { x.probe(x); x.net.After(probeEvery, tick) }
+		x.net.After(probeEvery, tick)
 	}
 	x.net.RunFor(opt.Duration)
 	// Let what is in flight land before counting: no new presses.

@@ -11,7 +11,7 @@ import (
 
 const ms = time.Millisecond
 
-func run(t *testing.T, o Options) *Report {
+func runT(t *testing.T, o Options) *Report {
 	t.Helper()
 	if o.Duration == 0 {
 		o.Duration = 60 * time.Second
@@ -66,7 +66,7 @@ func TestPerceivedLagTable(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r := run(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, Charity: ch, Rule: c.rule, MindReader: mind})
+				r := runT(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, Charity: ch, Rule: c.rule, MindReader: mind})
 				for _, x := range []struct {
 					v, p int
 					want float64
@@ -86,8 +86,8 @@ func TestPerceivedLagTable(t *testing.T) {
 
 // TestOurRuleRollsBackLess compares the two rules at equal perceived lags.
 func TestOurRuleRollsBackLess(t *testing.T) {
-	ours := run(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, Charity: clock.FixedCharity(50 * ms), Rule: clock.RuleWebtron})
-	arma := run(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, Charity: clock.FixedCharity(50 * ms), Rule: clock.RuleArmagetron})
+	ours := runT(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, Charity: clock.FixedCharity(50 * ms), Rule: clock.RuleWebtron})
+	arma := runT(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, Charity: clock.FixedCharity(50 * ms), Rule: clock.RuleArmagetron})
 	t.Logf("server rollback p50/p95: ours %.1f/%.1f ms, armagetron %.1f/%.1f ms", ours.Rollback.P50, ours.Rollback.P95, arma.Rollback.P50, arma.Rollback.P95)
 	if ours.Rollback.P95 >= arma.Rollback.P95 {
 		t.Errorf("our rule's rollback p95 %.1f ms is not below Armagetron's %.1f ms", ours.Rollback.P95, arma.Rollback.P95)
@@ -98,7 +98,7 @@ func TestOurRuleRollsBackLess(t *testing.T) {
 // their two pings, and the invariant holds.
 func TestAutoThreePlayers(t *testing.T) {
 	pings := []time.Duration{20 * ms, 100 * ms, 180 * ms}
-	r := run(t, Options{Pings: pings, Charity: clock.AutoCharity})
+	r := runT(t, Options{Pings: pings, Charity: clock.AutoCharity})
 	tick := 1000.0 / 120
 	for _, p := range r.Pairs {
 		want := float64(pings[p.Viewer-1]+pings[p.Peer-1]) / 2 / float64(ms)
@@ -115,7 +115,7 @@ func TestInvariant(t *testing.T) {
 	for _, c := range []string{"0", "30ms", "auto"} {
 		ch, _ := clock.ParseCharity(c)
 		pings := []time.Duration{40 * ms, 90 * ms, 220 * ms}
-		r := run(t, Options{Pings: pings, Charity: ch, Jitter: 4 * ms, Seed: 3})
+		r := runT(t, Options{Pings: pings, Charity: ch, Jitter: 4 * ms, Seed: 3})
 		for _, a := range r.Pairs {
 			if a.Viewer > a.Peer {
 				continue
@@ -133,11 +133,11 @@ func TestInvariant(t *testing.T) {
 // zero and spreads over about a tick; without it, it centres on half a tick.
 func TestInputLatency(t *testing.T) {
 	tick := 1000.0 / 120
-	on := run(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, MindReader: true})
+	on := runT(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, MindReader: true})
 	if math.Abs(on.Input.P50) > 0.1*tick || on.Input.P95-on.Input.P05 < 0.7*tick || on.Input.P95-on.Input.P05 > 1.1*tick {
 		t.Errorf("mind reader on: input latency p05/p50/p95 %.2f/%.2f/%.2f ms, want p50 ~0 and a spread of ~1 tick", on.Input.P05, on.Input.P50, on.Input.P95)
 	}
-	off := run(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, MindReader: false})
+	off := runT(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, MindReader: false})
 	if math.Abs(off.Input.P50-tick/2) > 0.1*tick {
 		t.Errorf("mind reader off: input latency p50 %.2f ms, want about half a tick (%.2f)", off.Input.P50, tick/2)
 	}
@@ -157,7 +157,7 @@ func TestNetcodeProperties(t *testing.T) {
 		{"join-mid-round", Options{Pings: []time.Duration{60 * ms, 160 * ms, 100 * ms}, JoinLate: 20 * time.Second, Bots: 2}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := run(t, c.o)
+			r := runT(t, c.o)
 			if r.Resyncs != 0 {
 				t.Errorf("%d resyncs: want none", r.Resyncs)
 			}
@@ -187,5 +187,61 @@ func TestDeterministic(t *testing.T) {
 	b, _ := Run(o)
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Fatalf("two runs with one seed differ:\n%v\n%v", a, b)
+	}
+}
+
+// TestLeadSettlesAfterRTTStep steps one link's RTT from 60 to 160 ms and back
+// (issue 4): the client's real lead (its clock minus the true server time on
+// the virtual clock) must settle on the new target within 2 s.
+func TestLeadSettlesAfterRTTStep(t *testing.T) {
+	for _, c := range []struct{ from, to time.Duration }{{60 * ms, 160 * ms}, {160 * ms, 60 * ms}} {
+		t.Run(fmt.Sprintf("%v-to-%v", c.from, c.to), func(t *testing.T) {
+			step := 10 * time.Second
+			var settled time.Duration = -1
+			var maxDil float64
+			var prevLead, prevAt time.Duration
+			probe := func(x *experiment) {
+				p := x.players[0]
+				if p.sess == nil || !p.sess.Started() {
+					return
+				}
+				now := x.net.Now()
+				lead := p.sess.Clock(now) - now
+				if prevAt > 0 && now > 3*time.Second {
+					// The client's clock runs at most 10 % fast or slow.
+					rate := float64((lead-prevLead)+(now-prevAt)) / float64(now-prevAt)
+					maxDil = math.Max(maxDil, math.Abs(rate-1))
+				}
+				prevLead, prevAt = lead, now
+				// Charity 0: the target lead is the one-way latency o = RTT/2.
+				target := c.from / 2
+				if now >= step {
+					target = c.to / 2
+				}
+				if testing.Verbose() && now >= step-time.Second && now%(200*ms) == 0 {
+					t.Logf("t=%v lead %v target %v", now, lead, target)
+				}
+				ok := (lead - target).Abs() <= 2*ms
+				switch {
+				case now < step:
+				case ok && settled < 0:
+					settled = now - step
+				case !ok:
+					settled = -1
+				}
+			}
+			_, err := run(Options{Pings: []time.Duration{c.from, 100 * ms}, Duration: step + 5*time.Second, Seed: 4,
+				RTTStep: step, StepTo: c.to}, probe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if settled < 0 || settled > 2*time.Second {
+				t.Fatalf("lead settled %v after the step, want within 2 s", settled)
+			}
+			if maxDil > 0.1001 {
+				t.Errorf("clock dilation reached %.1f %%, want at most 10 %%", 100*maxDil)
+			}
+			t.Logf("settled within 2 ms of the target %v after the step; largest dilation %.1f %%", settled, 100*maxDil)
+		})
 	}
 }

@@ -50,6 +50,13 @@ func (m *Pong) decode(r *reader) {
 	m.Tick = r.uvarint("pong tick")
 }
 
+// ResyncSeq in a ResendRequest asks for a Resync.
+const ResyncSeq = math.MaxUint64
+
+// NoMargin in HeartbeatPlayer.Margin means the player had no events since
+// the previous heartbeat.
+const NoMargin = math.MinInt32
+
 // HeartbeatPlayer is the server's per-player clock news.
 type HeartbeatPlayer struct {
 	Player uint8
@@ -61,9 +68,12 @@ type HeartbeatPlayer struct {
 	// to run ahead of the server clock. It is per player, not per recipient,
 	// so that one encoding serves the whole room.
 	Lead uint32
-	// Margin (µs) is how early this player's recent events arrived relative
-	// to its leniency; negative means late (postponed). A client raises its
-	// lead a little while its own margin is negative.
+	// Margin (µs) is the least spare of this player's events decided since
+	// the previous heartbeat: how early the earliest-cut one arrived relative
+	// to its leniency; negative means late (postponed). NoMargin when the
+	// player had no events. One value per heartbeat, so a client counts each
+	// event once. A client raises its lead while its margin is negative and
+	// lowers it while the margin stays wide.
 	Margin int32
 }
 
@@ -145,6 +155,9 @@ func satInc(v uint64) uint64 {
 // ResendRequest asks again for the Accepted broadcasts First..Last
 // (inclusive) that a client found missing. Over WebSocket nothing is lost and
 // clients never send it.
+//
+// A request with First = Last = ResyncSeq asks for a Resync instead: the
+// client's history broke (a rollback deeper than it keeps).
 type ResendRequest struct {
 	First uint64
 	Last  uint64 // First <= Last < First+MaxResendSpan

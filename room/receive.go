@@ -92,6 +92,9 @@ func (r *Room) propose(m *member, msg *proto.Propose, now time.Duration) {
 			r.sendMsg(m.conn, &proto.Postponed{Seq: pr.Seq, Asked: pr.Tick, Tick: uint64(d.Tick)})
 		}
 		r.Stats.Events++
+		if spare := time.Duration(-d.Late) * r.dt; !m.decided || spare < m.spare {
+			m.spare, m.decided = spare, true
+		}
 		if depth := r.auth.Now() - d.Tick; depth > 0 {
 			r.Stats.RollbackTicks = append(r.Stats.RollbackTicks, depth)
 		}
@@ -124,8 +127,8 @@ func (r *Room) broadcastEvents(acc *proto.Accepted) {
 // resend answers a client that missed broadcasts (datagram transports); what
 // is no longer kept is covered by a resync.
 func (r *Room) resend(c ConnID, m *proto.ResendRequest) {
-	if m.First == 0 && m.Last == 0 && r.bcastSeq > 1 {
-		r.resync(c) // the protocol's resync request
+	if m.First == proto.ResyncSeq {
+		r.resync(c)
 		return
 	}
 	for s := m.First; s <= m.Last && s < r.bcastSeq; s++ {

@@ -106,6 +106,8 @@ type member struct {
 	pings     [16]pingSent
 	pingID    uint32
 	lastChat  time.Duration
+	spare     time.Duration // least spare of this member's events since the last heartbeat
+	decided   bool          // whether it had any
 	lastProp  time.Duration
 	propCount int
 }

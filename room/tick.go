@@ -121,6 +121,13 @@ func (r *Room) heartbeat(now time.Duration) {
 			hp := proto.HeartbeatPlayer{Player: uint8(p), Final: uint64(max(0, r.auth.Final(p)))}
 			if m != nil {
 				hp.Lead = uint32(us(m.lead))
+				// The least spare of its events since the last heartbeat,
+				// negative when one came late: the client's lead feedback.
+				hp.Margin = proto.NoMargin
+				if m.decided {
+					hp.Margin = int32(max(min(us(m.spare), 1<<30), -(1 << 30)))
+					m.decided = false
+				}
 			}
 			hb.Players = append(hb.Players, hp)
 		}
