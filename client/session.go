@@ -78,7 +78,8 @@ type Session struct {
 	OnEvent func(ev history.TickEvent, lag time.Duration)
 	// OnChat, when set, receives chat lines (from is a player id, 255 for a spectator).
 	OnChat func(from int, text string)
-	// OnLocal, when set, sees each own event with its press time and tick.
+	// OnLocal, when set, sees each own event with its tick and the time the
+	// key went down on the client's clock (before the input queue's delay).
 	OnLocal func(ev sim.Event, tick int64, pressAt time.Duration)
 }
 

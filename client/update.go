@@ -137,7 +137,7 @@ func (s *Session) Press(now time.Duration, kind sim.EventKind, queueLatency time
 	s.stats.EventsSent++
 	s.queue(&proto.Propose{Ack: s.bcast, Events: []proto.Proposal{{Seq: s.seq, Tick: uint64(tick), Kind: kind}}})
 	if s.OnLocal != nil {
-		s.OnLocal(ev, tick, at)
+		s.OnLocal(ev, tick, at-queueLatency) // when the key really went down
 	}
 }
 

@@ -124,9 +124,11 @@ func (x *experiment) report() *Report {
 			r.CharityMs = msf(c.Amount(minOf(ones), maxOf(ones), clock.DefaultCharityCap))
 		}
 	}
-	extra := time.Duration(0)
+	extra, queue := time.Duration(0), time.Duration(0)
 	if o.MindReader {
-		extra = x.dt/2 + o.QueueLatency
+		// Backdated events are tagged at the real key press, which the core
+		// saw QueueLatency later: the viewer sees that much more lag.
+		extra, queue = x.dt/2+o.QueueLatency, o.QueueLatency
 	}
 	for _, p := range x.players {
 		if p.sess == nil {
@@ -140,7 +142,7 @@ func (x *experiment) report() *Report {
 			// U_viewer(peer) = o_peer + o_viewer + L_viewer - L_peer with the
 			// leads the clients really run at: the server's target plus the
 			// mind reader's extra (section 4), the same for every lab client.
-			pred := ones[peer] + ones[p.id] + (leads[p.id] + extra) - (leads[peer] + extra)
+			pred := ones[peer] + ones[p.id] + (leads[p.id] + extra) - (leads[peer] + extra) + queue
 			r.Pairs = append(r.Pairs, PairRow{Viewer: p.id, Peer: peer, Predicted: msf(pred),
 				P50: msf(pct(v, 0.5)), P95: msf(pct(v, 0.95)), Samples: len(v)})
 		}
