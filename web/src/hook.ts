@@ -1,0 +1,55 @@
+// window.webtron: a read-only test hook. Other tests rely on these exact
+// names; add fields, never rename.
+import { parseInfo, type Core } from "./core/core";
+import type { Game } from "./game";
+import type { PerfReport } from "./perf";
+
+export interface StatePlayer {
+  id: number;
+  name: string;
+  x: number; // metres
+  y: number;
+  dir: number;
+  alive: boolean;
+  score: number;
+}
+
+export interface StateReport {
+  tick: number;
+  you: number;
+  players: StatePlayer[];
+  ping_ms: number;
+  lead_ms: number;
+  events_sent: number;
+  events_received: number;
+}
+
+export function installHook(current: () => { game: Game | null; core: Core | null }): void {
+  const hook = {
+    state(): StateReport {
+      const { game, core } = current();
+      // Fresh, not the HUD's copy: a test that presses a key and looks at
+      // once must see the count move.
+      const info = core ? parseInfo(core) : null;
+      const out: StateReport = {
+        tick: 0, you: -1, players: [],
+        ping_ms: info?.pingMs ?? 0, lead_ms: info?.leadMs ?? 0,
+        events_sent: info?.eventsSent ?? 0, events_received: info?.eventsReceived ?? 0,
+      };
+      if (!game || !game.haveFrame) return out;
+      const f = game.frame;
+      out.tick = f.tick;
+      out.you = f.you;
+      for (const c of f.cycles) {
+        if (!c.present) continue;
+        out.players.push({ id: c.id, name: game.name(c.id), x: c.x, y: c.y, dir: c.dir, alive: c.alive, score: c.score });
+      }
+      return out;
+    },
+    perf(): PerfReport {
+      const { game } = current();
+      return game ? game.perf.report() : { frames: 0, update_ms: { p50: 0, p99: 0 }, render_ms: { p50: 0, p99: 0 } };
+    },
+  };
+  Object.defineProperty(window, "webtron", { value: Object.freeze(hook), configurable: true });
+}

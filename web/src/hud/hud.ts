@@ -1,0 +1,90 @@
+// The in-game HUD: scores, connection numbers, countdown and winner, the
+// connection banner, and who the camera follows.
+import type { Info } from "../core/core";
+import type { Frame } from "../core/frame";
+import { Phase } from "../core/layout";
+import { colorCSS } from "../render/colors";
+import { $, el, fmtMs, setText } from "./dom";
+
+export class Hud {
+  private readonly scores = $("scores");
+  private readonly status = $("status");
+  private readonly center = $("center");
+  private readonly sub = $("subcenter");
+  private readonly banner = $("banner");
+  private readonly bannerText = $("banner-text");
+  private readonly bannerBack = $("banner-back");
+  private lastScores = "";
+  private goUntil = 0;
+  private lastPhase = -1;
+
+  constructor(private readonly room: string, onBack: () => void) {
+    this.bannerBack.addEventListener("click", onBack);
+  }
+
+  /** slow refreshes what comes from Info (a few times a second). */
+  slow(info: Info | null, f: Frame | null): void {
+    if (!info) return;
+    const you = f ? f.you : -1;
+    const rows = info.players
+      .map((p) => ({ p, score: f && !p.spectator && p.id < 32 && f.cycles[p.id].present ? f.cycles[p.id].score : p.score }))
+      .sort((a, b) => Number(a.p.spectator) - Number(b.p.spectator) || b.score - a.score || a.p.id - b.p.id);
+    const key = JSON.stringify(rows.map((r) => [r.p.id, r.p.name, r.score, Math.round(r.p.predictedLagMs), r.p.connected, r.p.spectator, r.p.bot]));
+    if (key !== this.lastScores) {
+      this.lastScores = key;
+      const table = el("table");
+      for (const { p, score } of rows) {
+        const tr = el("tr", "", p.id === you && !p.spectator ? "you" : p.spectator ? "spec" : p.connected || p.bot ? "" : "gone");
+        const sw = el("td", "", "swatch");
+        if (!p.spectator) sw.style.background = colorCSS(p.id);
+        const name = el("td", p.name + (p.bot ? " 🤖" : "") + (p.spectator ? " (watching)" : ""), "name");
+        const sc = el("td", p.spectator ? "" : String(score), "score");
+        const lag = el("td", p.spectator || p.id === you ? "" : fmtMs(p.predictedLagMs), "lag");
+        lag.title = "effective lag: how old this player's position is on your screen";
+        tr.append(sw, name, sc, lag);
+        table.append(tr);
+      }
+      this.scores.replaceChildren(table);
+    }
+    const charity = info.charityMode === "off" ? "off" : `${info.charityMode} ${fmtMs(info.charityMs)}`;
+    setText(this.status, `${this.room} · ping ${fmtMs(info.pingMs)} · lead ${fmtMs(info.leadMs)} · charity ${charity}`);
+  }
+
+  /** frame refreshes the countdown and round messages (cheap when nothing changes). */
+  frame(f: Frame, names: (id: number) => string, follow: number, now: number): void {
+    const ph = f.phase;
+    if (ph === Phase.Play && this.lastPhase === Phase.Prepare) this.goUntil = now + 800;
+    this.lastPhase = ph;
+    let big = "";
+    let small = "";
+    const you = f.you;
+    if (ph === Phase.Waiting) {
+      big = "Waiting for players";
+    } else if (ph === Phase.Prepare) {
+      const s = Math.max(0, (f.phaseEnd - f.tick) / f.tickRate);
+      big = String(Math.ceil(s));
+      small = `Round ${f.round} — get ready`;
+    } else if (ph === Phase.Over) {
+      big = f.winner < 0 ? "Draw" : f.winner === you ? "You win!" : `${names(f.winner)} wins`;
+      small = "Next round soon";
+    } else if (now < this.goUntil) {
+      big = "GO";
+    }
+    if (ph === Phase.Play && follow >= 0 && follow !== you) {
+      small = `${you >= 0 ? "Derezzed — " : ""}watching ${names(follow)} · Q/E or ←/→ to switch`;
+    }
+    setText(this.center, big);
+    setText(this.sub, small);
+  }
+
+  /** showBanner puts up a connection message; back offers a way to the lobby. */
+  showBanner(text: string, back: boolean): void {
+    setText(this.bannerText, text);
+    this.bannerBack.hidden = !back;
+    this.banner.hidden = false;
+  }
+
+  hideBanner(): void {
+    this.banner.hidden = true;
+  }
+}

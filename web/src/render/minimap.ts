@@ -1,0 +1,93 @@
+// Minimap: the arena from above in a corner. Walls accumulate on an
+// offscreen layer (only new ones are drawn); the layer is redrawn from
+// scratch only when walls were taken back (rollback, new round) or an owner's
+// walls vanished. Cycles and open segments are drawn on top each time.
+import type { Frame } from "../core/frame";
+import { MAX_PLAYERS } from "../core/layout";
+import { colorCSS } from "./colors";
+import type { Trails } from "./trails";
+
+export class Minimap {
+  private readonly ctx: CanvasRenderingContext2D;
+  private readonly layer: HTMLCanvasElement;
+  private readonly lctx: CanvasRenderingContext2D;
+  private drawn = 0; // walls on the layer
+  private ownersMask = 0; // owners whose walls stand (bit per player)
+  private arena = 0;
+
+  constructor(private readonly canvas: HTMLCanvasElement) {
+    const ctx = canvas.getContext("2d");
+    this.layer = document.createElement("canvas");
+    this.layer.width = canvas.width;
+    this.layer.height = canvas.height;
+    const lctx = this.layer.getContext("2d");
+    if (!ctx || !lctx) throw new Error("no 2D canvas");
+    this.ctx = ctx;
+    this.lctx = lctx;
+  }
+
+  private sx(x: number): number {
+    return (x / this.arena) * this.canvas.width;
+  }
+
+  private sy(y: number): number {
+    return this.canvas.height - (y / this.arena) * this.canvas.height;
+  }
+
+  /** update draws the map; call it after trails.sync for the same frame. */
+  update(f: Frame, trails: Trails, follow: number): void {
+    let mask = 0;
+    for (let i = 0; i < MAX_PLAYERS; i++) if (trails.ownerVisible(i)) mask |= 1 << i;
+    // Walls taken back, or an owner's walls vanished (or came back after a
+    // rollback): start the layer over.
+    if (f.arena !== this.arena || f.wallFrom < this.drawn || mask !== this.ownersMask) {
+      this.arena = f.arena;
+      this.lctx.clearRect(0, 0, this.layer.width, this.layer.height);
+      this.drawn = 0;
+    }
+    this.ownersMask = mask;
+    const lc = this.lctx;
+    lc.lineWidth = 1.2;
+    for (let k = this.drawn; k < trails.count; k++) {
+      const s = MAX_PLAYERS + k;
+      const owner = trails.meta[s * 2 + 1];
+      if (!(mask & (1 << owner))) continue;
+      lc.strokeStyle = colorCSS(owner);
+      lc.beginPath();
+      lc.moveTo(this.sx(trails.seg[s * 4]), this.sy(trails.seg[s * 4 + 1]));
+      lc.lineTo(this.sx(trails.seg[s * 4 + 2]), this.sy(trails.seg[s * 4 + 3]));
+      lc.stroke();
+    }
+    this.drawn = trails.count;
+
+    const c = this.ctx;
+    c.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    c.fillStyle = "rgba(2, 8, 18, 0.75)";
+    c.fillRect(0, 0, this.canvas.width, this.canvas.height);
+    c.strokeStyle = "rgba(120, 210, 255, 0.8)";
+    c.lineWidth = 1;
+    c.strokeRect(0.5, 0.5, this.canvas.width - 1, this.canvas.height - 1);
+    c.drawImage(this.layer, 0, 0);
+    c.lineWidth = 1.2;
+    for (const cy of f.cycles) {
+      if (!cy.alive) continue;
+      const col = colorCSS(cy.id);
+      c.strokeStyle = col;
+      c.beginPath();
+      c.moveTo(this.sx(cy.turnX), this.sy(cy.turnY));
+      c.lineTo(this.sx(cy.x), this.sy(cy.y));
+      c.stroke();
+      c.fillStyle = col;
+      const r = cy.id === follow ? 3.5 : 2.2;
+      c.beginPath();
+      c.arc(this.sx(cy.x), this.sy(cy.y), r, 0, Math.PI * 2);
+      c.fill();
+      if (cy.id === follow) {
+        c.strokeStyle = "#fff";
+        c.beginPath();
+        c.arc(this.sx(cy.x), this.sy(cy.y), r + 2.5, 0, Math.PI * 2);
+        c.stroke();
+      }
+    }
+  }
+}

@@ -1,0 +1,61 @@
+// Renderer: the three.js scene and the per-frame drawing of a Frame.
+import { AmbientLight, Color, DirectionalLight, Scene, WebGLRenderer } from "three";
+import type { CycleView, Frame } from "../core/frame";
+import { Arena } from "./arena";
+import { CameraRig, type Target } from "./camera";
+import { Cycles } from "./cycles";
+import { LagMeters } from "./lagometer";
+import { Trails } from "./trails";
+
+export class Renderer {
+  readonly gl: WebGLRenderer;
+  readonly scene = new Scene();
+  readonly rig = new CameraRig();
+  readonly trails: Trails;
+  readonly lag: LagMeters;
+  private readonly arena: Arena;
+  private readonly cycles: Cycles;
+  private width = 0;
+  private height = 0;
+
+  constructor(readonly canvas: HTMLCanvasElement) {
+    this.gl = new WebGLRenderer({ canvas, antialias: true, powerPreference: "high-performance" });
+    this.gl.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+    this.scene.background = new Color(0x010207);
+    this.scene.add(new AmbientLight(0x8899bb, 1.2));
+    const sun = new DirectionalLight(0xffffff, 1.5);
+    sun.position.set(1, 3, 2);
+    this.scene.add(sun);
+    this.arena = new Arena(this.scene);
+    this.trails = new Trails(this.scene);
+    this.cycles = new Cycles(this.scene);
+    this.lag = new LagMeters(this.scene);
+  }
+
+  private fit(): void {
+    const w = this.canvas.clientWidth || window.innerWidth;
+    const h = this.canvas.clientHeight || window.innerHeight;
+    if (w === this.width && h === this.height) return;
+    this.width = w;
+    this.height = h;
+    this.gl.setSize(w, h, false);
+    this.rig.resize(w, h);
+  }
+
+  /** draw renders frame f with the camera on cycle follow (-1: overview). */
+  draw(f: Frame, follow: number, dt: number): void {
+    this.fit();
+    this.arena.resize(f.arena);
+    this.trails.sync(f);
+    this.cycles.update(f.cycles, dt);
+    this.lag.update(f.cycles, f.you, f.turnDelay);
+    this.rig.update(this.target(f.cycles, follow), f.arena, dt);
+    this.gl.render(this.scene, this.rig.camera);
+  }
+
+  private target(cycles: CycleView[], follow: number): Target | null {
+    if (follow < 0) return null;
+    const c = cycles[follow];
+    return { x: c.x, y: c.y, yaw: this.cycles.yaw(follow), speed: c.speed };
+  }
+}

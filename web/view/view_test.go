@@ -1,0 +1,246 @@
+package view
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"webtron/bot"
+	"webtron/sim"
+)
+
+// reader decodes frames the way web/src/core does: it keeps a wall list,
+// truncates it to WallFrom and appends the records.
+type reader struct {
+	walls [][WallWords]int32
+}
+
+func (r *reader) apply(t *testing.T, b []byte) (hdr []int32) {
+	t.Helper()
+	if len(b)%4 != 0 {
+		t.Fatalf("frame of %d bytes is not whole words", len(b))
+	}
+	w := make([]int32, len(b)/4)
+	for i := range w {
+		w[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	if w[HMagic] != Magic {
+		t.Fatalf("magic %x", w[HMagic])
+	}
+	from, n := int(w[HWallFrom]), int(w[HWallN])
+	if from > len(r.walls) {
+		t.Fatalf("wall from %d beyond the %d walls the reader has", from, len(r.walls))
+	}
+	off := HeaderWords + int(w[HCycles])*CycleWords
+	if want := off + n*WallWords; len(w) != want {
+		t.Fatalf("frame has %d words, want %d", len(w), want)
+	}
+	r.walls = r.walls[:from]
+	for k := range n {
+		r.walls = append(r.walls, [WallWords]int32(w[off+k*WallWords:]))
+	}
+	return w
+}
+
+func (r *reader) check(t *testing.T, s *sim.State) {
+	t.Helper()
+	walls := s.RoundWalls()
+	if len(r.walls) != len(walls) {
+		t.Fatalf("tick %d: reader has %d walls, state %d", s.Tick(), len(r.walls), len(walls))
+	}
+	for i, wl := range walls {
+		want := [WallWords]int32{int32(wl.X1 / 1000), int32(wl.Y1 / 1000), int32(wl.X2 / 1000), int32(wl.Y2 / 1000), int32(wl.Odo / 1000), int32(wl.Owner)}
+		if r.walls[i] != want {
+			t.Fatalf("tick %d: wall %d = %v, want %v", s.Tick(), i, r.walls[i], want)
+		}
+	}
+}
+
+func newGame(t *testing.T, players int) (*sim.State, []*bot.Bot) {
+	t.Helper()
+	s, err := sim.NewState(sim.DefaultConfig(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bots := make([]*bot.Bot, players)
+	var evs []sim.Event
+	for p := range bots {
+		bots[p] = bot.New(p, uint64(p)+3)
+		evs = append(evs, sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
+	}
+	s.Step(evs)
+	return s, bots
+}
+
+func step(s *sim.State, bots []*bot.Bot) {
+	var evs []sim.Event
+	for _, b := range bots {
+		evs = b.Decide(s, evs)
+	}
+	s.Step(evs)
+}
+
+// TestFrameTracksWalls follows a whole match of bots across round starts: the
+// reader's walls always equal the state's after each frame.
+func TestFrameTracksWalls(t *testing.T) {
+	s, bots := newGame(t, 8)
+	var e Encoder
+	var r reader
+	rounds := int64(0)
+	for k := 0; k < 100_000 && rounds < 3; k++ {
+		step(s, bots)
+		r.apply(t, e.Frame(s, 2, 0, 0))
+		r.check(t, s)
+		rounds, _ = s.Round()
+	}
+	if rounds < 2 {
+		t.Fatalf("only %d rounds in the test game: it does not cross a round start", rounds)
+	}
+}
+
+// TestFrameAfterRollback restores an older snapshot and replays with other
+// events, which replaces the tail of the wall list with different walls of
+// possibly the same count: only a comparison can notice.
+func TestFrameAfterRollback(t *testing.T) {
+	s, bots := newGame(t, 4)
+	for s.WallCount() < 40 {
+		step(s, bots)
+	}
+	var e Encoder
+	var r reader
+	var snap sim.Snapshot
+	s.Save(&snap)
+	for range 60 {
+		step(s, bots)
+	}
+	r.apply(t, e.Frame(s, 0, 0, 0))
+	r.check(t, s)
+	before := s.WallCount()
+	if err := s.Restore(&snap); err != nil {
+		t.Fatal(err)
+	}
+	// Replay with player 0 turning left every 15 ticks instead of its bot.
+	for k := range 60 {
+		var evs []sim.Event
+		for p, b := range bots {
+			if p == 0 {
+				if k%15 == 0 {
+					evs = append(evs, sim.Event{Kind: sim.EvTurnLeft, Player: 0, Seq: uint32(k)})
+				}
+				continue
+			}
+			evs = b.Decide(s, evs)
+		}
+		s.Step(evs)
+	}
+	h := r.apply(t, e.Frame(s, 0, 0, 0))
+	r.check(t, s)
+	if int(h[HWallFrom]) >= before {
+		t.Fatalf("rollback resent from wall %d, past the old count %d: the changed tail went unnoticed", h[HWallFrom], before)
+	}
+	// Nothing changed since: the next frame sends no wall.
+	if h := r.apply(t, e.Frame(s, 0, 0, 0)); h[HWallN] != 0 || int(h[HWallFrom]) != s.WallCount() {
+		t.Fatalf("idle frame sent walls %d from %d", h[HWallN], h[HWallFrom])
+	}
+}
+
+// TestFrameCapsWalls joins late with a small cap: the reader catches up over
+// several frames.
+func TestFrameCapsWalls(t *testing.T) {
+	s, bots := newGame(t, 8)
+	for s.WallCount() < 100 {
+		step(s, bots)
+	}
+	e := Encoder{MaxWalls: 16}
+	var r reader
+	frames := 0
+	for len(r.walls) < s.WallCount() {
+		h := r.apply(t, e.Frame(s, -1, 0, 0))
+		if h[HWallN] > 16 {
+			t.Fatalf("frame sent %d walls, cap 16", h[HWallN])
+		}
+		frames++
+	}
+	r.check(t, s)
+	if frames < s.WallCount()/16 {
+		t.Fatalf("caught up with %d walls in %d frames", s.WallCount(), frames)
+	}
+}
+
+// TestFrameCycles checks one cycle record and the header against the state.
+func TestFrameCycles(t *testing.T) {
+	s, bots := newGame(t, 3)
+	for {
+		if ph, _ := s.Phase(); ph == sim.PhasePlay && s.Tick()%50 == 0 {
+			break
+		}
+		step(s, bots)
+	}
+	var e Encoder
+	var r reader
+	w := r.apply(t, e.Frame(s, 1, 1234, FlagNotices))
+	if w[HTick] != int32(s.Tick()) || w[HYou] != 1 || w[HPhase] != int32(sim.PhasePlay) || w[HUpdateMicros] != 1234 || w[HFlags] != FlagNotices {
+		t.Fatalf("header %v", w[:HeaderWords])
+	}
+	if w[HArena] != 500_000 || w[HTickRate] != 120 || w[HCycles] != sim.MaxPlayers {
+		t.Fatalf("header config words %v", w[:HeaderWords])
+	}
+	c := s.Cycle(1)
+	rec := w[HeaderWords+CycleWords : HeaderWords+2*CycleWords]
+	wantFlags := int32(CyclePresent | CycleInRound | CycleAlive | CycleWalls)
+	if rec[0] != wantFlags || rec[1] != int32(c.Dir) || rec[2] != int32(c.X/1000) || rec[3] != int32(c.Y/1000) || rec[6] != int32(c.Speed/1000) {
+		t.Fatalf("cycle record %v for %+v", rec, c)
+	}
+	if empty := w[HeaderWords+5*CycleWords]; empty != 0 {
+		t.Fatalf("empty slot has flags %d", empty)
+	}
+}
+
+// TestFrameDeadWallsVanish: a dead cycle's walls flag clears after the delay.
+func TestFrameDeadWallsVanish(t *testing.T) {
+	s, bots := newGame(t, 4)
+	var e Encoder
+	var r reader
+	dead := -1
+	for range 20000 {
+		step(s, bots)
+		for i := range 4 {
+			if c := s.Cycle(i); c.InRound && !c.Alive && s.Tick() > c.DeathTick+int64(s.Config().DeadWallDelayMs)*120/1000+1 {
+				dead = i
+			}
+		}
+		if ph, _ := s.Phase(); dead >= 0 && ph == sim.PhasePlay {
+			break
+		}
+		dead = -1
+	}
+	if dead < 0 {
+		t.Skip("no cycle died long enough before the round ended")
+	}
+	w := r.apply(t, e.Frame(s, 0, 0, 0))
+	if f := w[HeaderWords+dead*CycleWords]; f&CycleWalls != 0 || f&CycleInRound == 0 {
+		t.Fatalf("dead cycle %d long after death has flags %b", dead, f)
+	}
+}
+
+func BenchmarkFrame16(b *testing.B) {
+	s, err := sim.NewState(sim.DefaultConfig(), 7)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bots := make([]*bot.Bot, 16)
+	var evs []sim.Event
+	for p := range bots {
+		bots[p] = bot.New(p, uint64(p)+3)
+		evs = append(evs, sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
+	}
+	s.Step(evs)
+	for s.WallCount() < 500 {
+		step(s, bots)
+	}
+	var e Encoder
+	e.Frame(s, 0, 0, 0)
+	b.ResetTimer()
+	for range b.N {
+		e.Frame(s, 0, 0, 0)
+	}
+}

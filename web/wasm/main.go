@@ -1,0 +1,230 @@
+//go:build js && wasm
+
+// Command wasm is the browser's game core: the same simulation and netcode as
+// the server and the bots (package webtron/client), compiled to WebAssembly.
+// JavaScript owns the WebSocket, the clock, the input events and the
+// rendering; it calls the functions this program installs as
+// globalThis.webtronCore (see web/src/core/core.ts for the typed side):
+//
+//	start({name, room, token?: Uint8Array, spectate, mindReader})  new session
+//	hello(nowMs) -> Uint8Array                  the first message for the socket
+//	receive(u8: Uint8Array, nowMs) -> string|null   one binary message; error text
+//	frame(nowMs) -> Uint8Array|null             Update, then the frame buffer (webtron/web/view); null before Welcome
+//	outgoing() -> Uint8Array[]                  messages to send, drained
+//	press(kind, nowMs, queueLatencyMs)          kind: 1 left, 2 right, 3 brake on, 4 brake off
+//	chat(text)
+//	info() -> string                            JSON, see appendInfo
+//	notices() -> string                         JSON array of {kind: "chat"|"error", code, text}, drained
+//	token() -> Uint8Array|null                  reconnect token from the Welcome
+//
+// Every function returns at once: nothing here blocks or waits for the
+// network, so the callbacks never deadlock the single JavaScript thread.
+// Times are performance.now() milliseconds, a monotonic clock.
+package main
+
+import (
+	"strconv"
+	"syscall/js"
+	"time"
+
+	"webtron/client"
+	"webtron/proto"
+	"webtron/sim"
+	"webtron/web/view"
+)
+
+// core is the one session the page plays; start replaces it.
+type core struct {
+	sess    *client.Session
+	enc     view.Encoder
+	out     [][]byte
+	notices []byte // JSON objects, comma-separated, drained by notices()
+	frame   js.Value
+	frameN  int // capacity of frame in bytes
+	funcs   []js.Func
+}
+
+var c core
+
+func main() {
+	api := js.Global().Get("Object").New()
+	for name, f := range map[string]func(args []js.Value) any{
+		"start":    c.start,
+		"hello":    c.hello,
+		"receive":  c.receive,
+		"frame":    c.frameJS,
+		"outgoing": c.outgoing,
+		"press":    c.press,
+		"chat":     c.chat,
+		"info":     c.info,
+		"notices":  c.drainNotices,
+		"token":    c.token,
+	} {
+		fn := js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) })
+		c.funcs = append(c.funcs, fn)
+		api.Set(name, fn)
+	}
+	js.Global().Set("webtronCore", api)
+	// The loader waits for this call rather than polling for webtronCore.
+	if ready := js.Global().Get("webtronCoreReady"); ready.Type() == js.TypeFunction {
+		ready.Invoke()
+	}
+	select {} // keep the exported functions alive
+}
+
+// ms converts performance.now() milliseconds to the session's clock.
+func ms(v js.Value) time.Duration { return time.Duration(v.Float() * float64(time.Millisecond)) }
+
+func (c *core) start(args []js.Value) any {
+	o := args[0]
+	opt := client.Options{
+		Name:       o.Get("name").String(),
+		Room:       o.Get("room").String(),
+		Spectate:   o.Get("spectate").Truthy(),
+		MindReader: o.Get("mindReader").Truthy(),
+	}
+	if t := o.Get("token"); t.Type() == js.TypeObject && t.Length() > 0 {
+		opt.Token = make([]byte, t.Length())
+		js.CopyBytesToGo(opt.Token, t)
+	}
+	c.sess = client.New(opt)
+	c.sess.OnChat = c.onChat
+	c.out = c.out[:0]
+	c.notices = c.notices[:0]
+	c.enc.Reset()
+	return nil
+}
+
+func (c *core) hello(args []js.Value) any {
+	if c.sess == nil {
+		return nil
+	}
+	return bytesJS(c.sess.Hello(ms(args[0])))
+}
+
+func (c *core) receive(args []js.Value) any {
+	if c.sess == nil {
+		return "not started"
+	}
+	// A fresh slice per message: the session may keep what it decodes.
+	msg := make([]byte, args[0].Length())
+	js.CopyBytesToGo(msg, args[0])
+	c.peek(msg)
+	if err := c.sess.Receive(ms(args[1]), msg); err != nil {
+		return err.Error()
+	}
+	return nil
+}
+
+// peek keeps the code of the server's Error message, its reason for closing:
+// Receive returns only its text, and the page needs the code to decide
+// whether reconnecting can help (a full room, a taken name: no).
+func (c *core) peek(msg []byte) {
+	if len(msg) == 0 || proto.Type(msg[0]) != proto.TypeError {
+		return
+	}
+	m, err := proto.Decode(msg)
+	if e, ok := m.(*proto.Error); ok && err == nil {
+		c.notice("error", int64(e.Code), e.Error())
+	}
+}
+
+// onChat queues a chat line for the page (from is a player id, 255 for a spectator).
+func (c *core) onChat(from int, text string) { c.notice("chat", int64(from), text) }
+
+// notice appends {"kind":kind,"code":code,"text":text} to the notices; for a
+// chat line the code is the sender.
+func (c *core) notice(kind string, code int64, text string) {
+	if len(c.notices) > 0 {
+		c.notices = append(c.notices, ',')
+	}
+	c.notices = append(c.notices, `{"kind":"`...)
+	c.notices = append(c.notices, kind...)
+	c.notices = append(c.notices, `","code":`...)
+	c.notices = strconv.AppendInt(c.notices, code, 10)
+	c.notices = append(c.notices, `,"text":`...)
+	c.notices = appendJSONString(c.notices, text)
+	c.notices = append(c.notices, '}')
+}
+
+// frameJS advances the session to now and returns the frame buffer: a
+// Uint8Array that is reused while it is large enough, so JavaScript keeps its
+// Int32Array view until the identity changes.
+func (c *core) frameJS(args []js.Value) any {
+	if c.sess == nil {
+		return nil
+	}
+	t0 := time.Now()
+	c.sess.Update(ms(args[0]))
+	spent := time.Since(t0).Microseconds()
+	st := c.sess.State()
+	if st == nil {
+		return nil // no Welcome yet
+	}
+	var flags int32
+	if len(c.notices) > 0 {
+		flags |= view.FlagNotices
+	}
+	b := c.enc.Frame(st, c.sess.You(), spent, flags)
+	if len(b) > c.frameN {
+		c.frameN = max(len(b)*3/2, 64<<10)
+		c.frame = js.Global().Get("Uint8Array").New(c.frameN)
+	}
+	js.CopyBytesToJS(c.frame, b)
+	return c.frame
+}
+
+func (c *core) outgoing(_ []js.Value) any {
+	if c.sess == nil {
+		return js.Global().Get("Array").New()
+	}
+	c.out = c.sess.Outgoing(c.out[:0])
+	arr := js.Global().Get("Array").New(len(c.out))
+	for i, m := range c.out {
+		arr.SetIndex(i, bytesJS(m))
+	}
+	clear(c.out) // drop references so the messages can be collected
+	return arr
+}
+
+func (c *core) press(args []js.Value) any {
+	kind := sim.EventKind(args[0].Int())
+	if c.sess == nil || kind < sim.EvTurnLeft || kind > sim.EvBrakeOff {
+		return nil
+	}
+	c.sess.Press(ms(args[1]), kind, ms(args[2]))
+	return nil
+}
+
+func (c *core) chat(args []js.Value) any {
+	if c.sess != nil {
+		c.sess.Chat(args[0].String())
+	}
+	return nil
+}
+
+func (c *core) info(_ []js.Value) any {
+	if c.sess == nil {
+		return "null"
+	}
+	return string(appendInfo(nil, c.sess.Info()))
+}
+
+func (c *core) drainNotices(_ []js.Value) any {
+	s := "[" + string(c.notices) + "]"
+	c.notices = c.notices[:0]
+	return s
+}
+
+func (c *core) token(_ []js.Value) any {
+	if c.sess == nil || len(c.sess.Token()) == 0 {
+		return nil
+	}
+	return bytesJS(c.sess.Token())
+}
+
+func bytesJS(b []byte) js.Value {
+	u := js.Global().Get("Uint8Array").New(len(b))
+	js.CopyBytesToJS(u, b)
+	return u
+}
