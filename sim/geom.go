@@ -57,9 +57,10 @@ func (s *State) ray(x, y int64, dir uint8, rng int64, self int) (gap int64, owne
 		}
 	}
 	// Open segments of living cycles (not in the grid: they grow every tick).
+	bx0, by0, bx1, by1 := min(x, ex), min(y, ey), max(x, ex), max(y, ey)
 	for i := range s.c.Cycles {
 		c := &s.c.Cycles[i]
-		if !c.Alive || i == self {
+		if !c.Alive || i == self || !c.openTouches(bx0, by0, bx1, by1) {
 			continue
 		}
 		w := c.openWall(i)
@@ -146,7 +147,9 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right int64) {
 	}
 	// Only the rear half of the square around the cycle can hold a sensor point.
 	bx, by := x-fx*near, y-fy*near
-	cx0, cy0, cx1, cy1 := s.grid.cellRange(min(x, bx)-abs(lx)*near, min(y, by)-abs(ly)*near, max(x, bx)+abs(lx)*near, max(y, by)+abs(ly)*near)
+	rx0, ry0 := min(x, bx)-abs(lx)*near, min(y, by)-abs(ly)*near
+	rx1, ry1 := max(x, bx)+abs(lx)*near, max(y, by)+abs(ly)*near
+	cx0, cy0, cx1, cy1 := s.grid.cellRange(rx0, ry0, rx1, ry1)
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
 			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
@@ -163,7 +166,7 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right int64) {
 		}
 	}
 	for i := range s.c.Cycles {
-		if c := &s.c.Cycles[i]; c.Alive && i != self {
+		if c := &s.c.Cycles[i]; c.Alive && i != self && c.openTouches(rx0, ry0, rx1, ry1) {
 			w := c.openWall(i)
 			if side, _ := consider(&w); side == nil {
 				continue
@@ -176,6 +179,12 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right int64) {
 		}
 	}
 	return left, right
+}
+
+// openTouches reports whether the open segment's bounding box meets the box
+// [x0,x1] x [y0,y1]: a cheap test that rules out most cycles of a query.
+func (c *Cycle) openTouches(x0, y0, x1, y1 int64) bool {
+	return max(c.X, c.TurnX) >= x0 && min(c.X, c.TurnX) <= x1 && max(c.Y, c.TurnY) >= y0 && min(c.Y, c.TurnY) <= y1
 }
 
 // openWall is the segment cycle id is laying now.

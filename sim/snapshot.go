@@ -64,9 +64,9 @@ func (s *State) Restore(sn *Snapshot) error {
 // cycle, the round, the random state, and (through a running hash kept as walls
 // are laid) every wall. Equal histories give equal hashes on every platform.
 func (s *State) Hash() uint64 {
-	h := hasher{h: 0xcbf29ce484222325}
-	s.c.visit(&h)
-	return finalize(h.h)
+	s.hasher = hasher{h: 0xcbf29ce484222325} // a field, not a local: passed as an interface, a local would escape
+	s.c.visit(&s.hasher)
+	return finalize(s.hasher.h)
 }
 
 // mix folds one word into a running hash (a multiply-rotate round in the style

@@ -87,6 +87,7 @@ type State struct {
 	moves     [MaxPlayers]move
 	crossings []crossing
 	evBuf     []Event
+	hasher    hasher
 }
 
 // derived are Config values turned into per-tick integers once.
