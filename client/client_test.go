@@ -1,0 +1,117 @@
+package client
+
+import (
+	"testing"
+	"time"
+
+	"webtron/proto"
+	"webtron/sim"
+)
+
+// started returns a session welcomed into a two-player game at server tick 0,
+// its clock at time zero, playing as player 0.
+func started(t *testing.T, mind bool) *Session {
+	t.Helper()
+	st, err := sim.NewState(sim.DefaultConfig(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Name: "t", MindReader: mind})
+	s.Hello(0)
+	w := &proto.Welcome{Player: 0, TickRate: 120, ServerTime: 0, ClientTime: 0,
+		History: proto.History{Tick: 0, Snapshot: st.AppendBinary(nil), Events: []proto.TickEvent{
+			{Tick: 0, Event: sim.Event{Kind: sim.EvJoin, Player: 0}},
+			{Tick: 0, Event: sim.Event{Kind: sim.EvJoin, Player: 1}},
+		}}}
+	b, _ := proto.Marshal(w)
+	if err := s.Receive(0, b); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func recv(t *testing.T, s *Session, now time.Duration, m proto.Message) {
+	t.Helper()
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Receive(now, b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPredictionAndAcks(t *testing.T) {
+	s := started(t, false)
+	now := 600 * time.Millisecond // into the countdown: ticks 0..71
+	s.Update(now)
+	if got := s.Timeline().Present(); got != 72 {
+		t.Fatalf("present at 600 ms: %d, want 72", got)
+	}
+	s.Press(now, sim.EvBrakeOn, 0)
+	// Without the mind reader the press lands on the next tick.
+	if got := s.pending[1]; got != 73 {
+		t.Fatalf("own event tick %d, want 73", got)
+	}
+	if out := s.Outgoing(nil); len(out) == 0 {
+		t.Fatal("no proposal queued")
+	}
+	// The server postpones it to 80: the client moves it and rolls back.
+	recv(t, s, now, &proto.Postponed{Seq: 1, Asked: 73, Tick: 80})
+	if evs := s.Timeline().Log.AppendAt(nil, 80); len(evs) != 1 || evs[0].Kind != sim.EvBrakeOn {
+		t.Fatalf("events at 80 after postponing: %v", evs)
+	}
+	if evs := s.Timeline().Log.AppendAt(nil, 73); len(evs) != 0 {
+		t.Fatalf("event still at 73: %v", evs)
+	}
+	// The broadcast acknowledges it; a remote event 20 ticks in the past is
+	// applied by rollback.
+	recv(t, s, now, &proto.Accepted{Seq: 0, Events: []proto.TickEvent{
+		{Tick: 80, Event: sim.Event{Kind: sim.EvBrakeOn, Player: 0, Seq: 1}},
+		{Tick: 52, Event: sim.Event{Kind: sim.EvTurnLeft, Player: 1, Seq: 1}},
+	}})
+	if len(s.pending) != 0 {
+		t.Fatalf("pending after the ack: %v", s.pending)
+	}
+	s.Update(now + 10*time.Millisecond)
+	if st := s.Stats(); st.Rollbacks != 1 || st.EventsReceived != 1 {
+		t.Fatalf("rollbacks %d, events received %d: want 1 and 1", st.Rollbacks, st.EventsReceived)
+	}
+	// A refused proposal is taken back.
+	s.Press(now+20*time.Millisecond, sim.EvTurnRight, 0)
+	tick := s.pending[2]
+	recv(t, s, now, &proto.Refused{Seq: 2, Reason: proto.RefuseNotAlive})
+	if evs := s.Timeline().Log.AppendAt(nil, tick); len(evs) != 0 {
+		t.Fatalf("refused event still logged: %v", evs)
+	}
+}
+
+func TestFinalityWaitsForOwnProposals(t *testing.T) {
+	s := started(t, false)
+	s.Update(500 * time.Millisecond)
+	s.Press(500*time.Millisecond, sim.EvBrakeOn, 0)
+	own := s.pending[1]
+	recv(t, s, 600*time.Millisecond, &proto.Heartbeat{Tick: 72, Seq: 0, Players: []proto.HeartbeatPlayer{
+		{Player: 0, Final: 70, Margin: proto.NoMargin}, {Player: 1, Final: 65, Margin: proto.NoMargin}}})
+	if got := s.Confirmed(); got != min(66, own) {
+		t.Fatalf("confirmed %d, want %d (player 1's final + 1, or our unanswered event)", got, min(66, own))
+	}
+	if s.Final(1) != 65 {
+		t.Fatalf("final of player 1: %d, want 65", s.Final(1))
+	}
+}
+
+func TestMindReaderBackdates(t *testing.T) {
+	s := started(t, true)
+	now := 600*time.Millisecond + 2*time.Millisecond // 0.24 tick into tick 72
+	s.Update(now)
+	s.Press(now, sim.EvBrakeOn, 0)
+	// 602 ms - 4.17 ms = 597.8 ms, in tick 71: the input lands on tick 72.
+	if got := s.pending[1]; got != 72 {
+		t.Fatalf("backdated tick %d, want 72", got)
+	}
+	s.Press(now, sim.EvBrakeOff, 20*time.Millisecond) // a slow browser queue: at most 2 ticks back
+	if got := s.pending[2]; got != 71 {
+		t.Fatalf("with 20 ms of queue latency: tick %d, want 71 (two ticks back at most)", got)
+	}
+}
