@@ -1,25 +1,31 @@
 # Webtron: `make run` builds everything and starts a playable server on
-# http://localhost:8080; `make test` runs the whole test suite.
+# http://localhost:8080 (bots on); `make test` runs the whole test suite,
+# installing what it needs (npm packages, Chromium) on a fresh machine.
 GO       ?= go
 BIN      := bin/webtron
 WASMEXEC := $(shell $(GO) env GOROOT)/lib/wasm
 # The packages whose code the browser runs: their tests also run under js/wasm.
-WASM_PKGS := ./sim/ ./bot/
+WASM_PKGS := ./sim/ ./bot/ ./history/ ./client/ ./proto/ ./clock/
 
-.PHONY: all build run test test-native test-amd64 test-wasm vet bench
+.PHONY: all build web run test test-native test-amd64 test-wasm test-browser vet bench chromium
 
 all: build
 
-build:
+# The browser client (TypeScript + the client core compiled to wasm) is built
+# into web/dist and embedded in the binary.
+web:
+	$(GO) run ./web/build
+
+build: web
 	$(GO) build -o $(BIN) ./cmd/webtron
 
 run: build
 	./$(BIN) serve
 
-test: vet test-native test-amd64 test-wasm
+test: vet web test-native test-amd64 test-wasm test-browser
 
 vet:
-	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || (gofmt -l . && echo "gofmt needed" && exit 1)
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go') && echo "gofmt needed" && exit 1)
 	$(GO) vet ./...
 
 test-native:
@@ -27,14 +33,21 @@ test-native:
 
 # The golden hashes must not depend on the instruction set level.
 test-amd64:
-	GOAMD64=v1 $(GO) test -count=1 -run 'Golden' $(WASM_PKGS)
-	GOAMD64=v3 $(GO) test -count=1 -run 'Golden' $(WASM_PKGS)
+	GOAMD64=v1 $(GO) test -count=1 -run 'Golden' ./sim/ ./bot/
+	GOAMD64=v3 $(GO) test -count=1 -run 'Golden' ./sim/ ./bot/
 
 # The browser runs the simulation compiled to WebAssembly: same tests, same
 # golden hashes, in Node; and `webtron sim` must print the same hash.
 test-wasm:
-	PATH="$(WASMEXEC):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(WASM_PKGS)
+	PATH="$(WASMEXEC):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 -short $(WASM_PKGS)
 	./scripts/sim-wasm-check.sh
 
+# End-to-end tests in headless Chromium (Debian's package, installed when missing).
+test-browser: chromium
+	WEBTRON_BROWSER_TESTS=1 $(GO) test -count=1 -run 'Browser' ./e2e/...
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || ./scripts/install-chromium.sh
+
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./sim/ ./bot/
+	$(GO) test -run '^$$' -bench . -benchmem ./sim/ ./bot/ ./history/ ./proto/ ./vnet/
