@@ -27,13 +27,12 @@ type Bot struct {
 	st    *sim.State // the state the map follows; another one means starting over
 	rate  int64      // ticks per second
 	delay int64      // turn delay in ticks
-	base  int64      // base speed
 
 	gap      int64 // distance to the wall ahead when last measured exactly
 	gapOwner int   // who laid that wall
 	gapOdo   int64 // odometer at that measurement
 	gapDir   uint8 // heading at that measurement
-	gapEpoch int64 // map epoch of that measurement: a redraw may mean a rollback
+	gapEpoch int64 // map epoch of that measurement (a new one: rollback or new round)
 	seen     int64 // the map's gap ahead at that measurement, or far
 	nextRay  int64 // tick by which to measure again
 	nextLook int64 // tick of the next tactical look
@@ -44,6 +43,7 @@ type Bot struct {
 	wantTill int64 // give up waiting at this tick (the event may have been refused)
 	tight    bool  // short of room: brake to turn in less space
 	pedal    int64 // no new brake event before this tick (it may be postponed)
+	epoch    int64 // map epoch the fields above belong to
 }
 
 // New returns a bot for player slot player. The seed picks its personality and
@@ -81,10 +81,8 @@ func (b *Bot) attach(s *sim.State) {
 	b.st = s
 	b.rate = cfg.TickRate
 	b.delay = (cfg.TurnDelayMs*cfg.TickRate + 999) / 1000
-	b.base = cfg.BaseSpeed
 	b.w.attach(&cfg)
-	b.nextRay, b.nextLook, b.hold, b.want = 0, 0, 0, false
-	b.gapEpoch = -1
+	b.nextRay, b.gapEpoch, b.epoch = 0, -1, -1
 }
 
 // event appends one of this player's events with the next sequence number:
@@ -111,7 +109,8 @@ func (b *Bot) turn(out []sim.Event, me *sim.Cycle, t int8, tick int64) []sim.Eve
 // bots' players must have joined already: step the state once with their
 // EvJoin events before calling Play.
 func Play(s *sim.State, bots []*Bot, ticks int) {
-	evs := make([]sim.Event, 0, 2*len(bots))
+	var buf [64]sim.Event // on the stack: a tick rarely has more events
+	evs := buf[:0]
 	for t := 0; t < ticks; t++ {
 		for _, b := range bots {
 			evs = b.Decide(s, evs)

@@ -1,6 +1,11 @@
 package bot
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"webtron/sim"
@@ -13,7 +18,14 @@ type stats struct {
 	alive    int64 // ticks cycles spent alive in those rounds, summed over cycles
 	grinding int64 // of which within WallNear of an accelerating wall
 	wins     [sim.MaxPlayers]int
+	deaths   int   // over the whole game
+	lived    int64 // ticks cycles spent alive over the whole game
 	hash     uint64
+}
+
+// deathsPerHour is how often a cycle dies per hour of driving.
+func (st *stats) deathsPerHour(rate int64) int64 {
+	return int64(st.deaths) * 3600 * rate / max(1, st.lived)
 }
 
 // meanLife is the mean time a cycle stays alive in a round, in hundredths of a second.
@@ -42,6 +54,7 @@ func game(t testing.TB, cfg sim.Config, seed uint64, n, nbots, ticks int) stats 
 	var roundAlive, roundGrind int64
 	evs := make([]sim.Event, 0, 64)
 	prev, _ := s.Phase()
+	var was [sim.MaxPlayers]bool
 	for k := 0; k < ticks; k++ {
 		for _, b := range bots {
 			evs = b.Decide(s, evs)
@@ -52,9 +65,14 @@ func game(t testing.TB, cfg sim.Config, seed uint64, n, nbots, ticks int) stats 
 		if ph == sim.PhasePlay || prev == sim.PhasePlay {
 			for p := 0; p < n; p++ {
 				c := s.Cycle(p)
+				if was[p] && !c.Alive {
+					st.deaths++
+				}
+				was[p] = c.Alive
 				if !c.Alive {
 					continue
 				}
+				st.lived++
 				roundAlive++
 				if l, r := s.Sensors(c.X, c.Y, c.Dir, p); l >= 0 || r >= 0 {
 					roundGrind++
@@ -148,5 +166,55 @@ func TestDeterminism(t *testing.T) {
 		if a.hash == c.hash {
 			t.Errorf("%d players: seeds 11 and 12 played the same game", n)
 		}
+	}
+}
+
+// TestImportRules guards the bot's determinism the way the simulation guards
+// its own: no floats, no goroutines, no maps, no package-level variables, and
+// nothing imported but the simulation.
+func TestImportRules(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		for _, imp := range f.Imports {
+			if imp.Path.Value != `"webtron/sim"` {
+				t.Errorf("%s imports %s; the bot may import only webtron/sim", name, imp.Path.Value)
+			}
+		}
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+				t.Errorf("%s: package-level variable", fset.Position(g.Pos()))
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Ident:
+				if strings.HasPrefix(n.Name, "float") || strings.HasPrefix(n.Name, "complex") {
+					t.Errorf("%s: float type %s", fset.Position(n.Pos()), n.Name)
+				}
+			case *ast.BasicLit:
+				if n.Kind == token.FLOAT || n.Kind == token.IMAG {
+					t.Errorf("%s: float literal %s", fset.Position(n.Pos()), n.Value)
+				}
+			case *ast.GoStmt, *ast.SelectStmt, *ast.MapType:
+				t.Errorf("%s: goroutine, select or map", fset.Position(n.Pos()))
+			}
+			return true
+		})
+	}
+	if checked < 5 {
+		t.Fatalf("checked only %d files", checked)
 	}
 }

@@ -20,6 +20,11 @@ const (
 // or the measurement is due, and decides a turn at the wall or on a tactical look.
 func (b *Bot) drive(s *sim.State, me *sim.Cycle, out []sim.Event) []sim.Event {
 	tick := s.Tick()
+	if b.epoch != b.w.epoch {
+		// A new round or a rollback: what was pending belongs to another story.
+		b.epoch = b.w.epoch
+		b.want, b.tight, b.hold, b.nextLook, b.pedal = false, false, 0, 0, 0
+	}
 	if b.want && (me.Dir == b.wantDir || tick >= b.wantTill) {
 		b.want = false
 	}
@@ -44,7 +49,7 @@ func (b *Bot) drive(s *sim.State, me *sim.Cycle, out []sim.Event) []sim.Event {
 		pred = far
 	}
 	if free && pred-wait*step <= b.target(step)+step && tick >= b.hold {
-		out = b.atWall(s, me, wait, step, tick, out)
+		out = b.atWall(s, me, pred, wait, step, tick, out)
 	} else if free && wait == 0 && tick >= b.nextLook {
 		out = b.tactics(s, me, pred, step, tick, out)
 	}
@@ -103,11 +108,11 @@ func (b *Bot) target(step int64) int64 {
 // atWall picks the way to go at the wall ahead; the turn is sent now even if
 // the turn delay holds it a few ticks, since it is applied the first tick the
 // delay allows.
-func (b *Bot) atWall(s *sim.State, me *sim.Cycle, wait, step, tick int64, out []sim.Event) []sim.Event {
+func (b *Bot) atWall(s *sim.State, me *sim.Cycle, pred, wait, step, tick int64, out []sim.Event) []sim.Event {
 	b.hold = tick + 2
 	b.w.g.forget()
 	// Where the turn will happen: never past the wall (rubber holds the cycle).
-	px, py := forward(me.X, me.Y, me.Dir, max(0, min(wait*step, b.gap-(me.Odo-b.gapOdo)-sim.Meter/4)))
+	px, py := forward(me.X, me.Y, me.Dir, max(0, min(wait*step, pred-sim.Meter/4)))
 	st := b.assess(s, me, px, py, 0, step)
 	l := b.assess(s, me, px, py, 1, step)
 	r := b.assess(s, me, px, py, -1, step)
@@ -169,7 +174,7 @@ func (b *Bot) room(px, py int64, d uint8, gap int64) int {
 		return 0
 	}
 	qx, qy := forward(px, py, d, out)
-	return g.fill(g.col(qx), g.col(qy), b.p.room)
+	return g.fill(g.col(qx), g.col(qy), b.p.room, b.p.side)
 }
 
 // brakes holds the brake while room is short, so that the turn delay covers

@@ -32,7 +32,13 @@ func (g *grid) forget() {
 
 // fill counts the cells reachable from cell (i, j) without crossing a wall,
 // stopping at limit: the room a cycle would have after heading that way.
-func (g *grid) fill(i, j int64, limit int) int {
+// side is the side of a square of at least limit cells: in open country such
+// a square around the seed is free of walls, which a few words of the
+// bitsets show, and the fill, which would run to the full budget, is skipped.
+func (g *grid) fill(i, j int64, limit int, side int64) int {
+	if g.open(i, j, side) {
+		return limit
+	}
 	start := int32(j*stride + i)
 	if isSet(g.seen, int64(start)) {
 		for f := g.count - 1; f >= 0; f-- {
@@ -83,4 +89,38 @@ func (g *grid) visit(q []int32, k int32) []int32 {
 		q = append(q, k)
 	}
 	return q
+}
+
+// open reports whether the side x side square of cells around (i, j) has no
+// wall inside it: then all its cells are one room.
+func (g *grid) open(i, j, side int64) bool {
+	if side > g.n {
+		return false
+	}
+	i0 := min(max(0, i-side/2), g.n-side)
+	j0 := min(max(0, j-side/2), g.n-side)
+	i1, j1 := i0+side-1, j0+side-1
+	for r := j0; r <= j1; r++ {
+		if r > j0 && anySet(g.south, r, i0, i1) || anySet(g.west, r, i0+1, i1) {
+			return false
+		}
+	}
+	return true
+}
+
+// anySet reports whether any of bits lo..hi of row r is set.
+func anySet(bits []uint64, r, lo, hi int64) bool {
+	for lo <= hi {
+		k := r*stride + lo
+		w := bits[k>>6] >> (k & 63)
+		n := min(hi-lo+1, 64-(k&63)) // bits of this word in range
+		if n < 64 {
+			w &= 1<<n - 1
+		}
+		if w != 0 {
+			return true
+		}
+		lo += n
+	}
+	return false
 }

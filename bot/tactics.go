@@ -14,13 +14,14 @@ type persona struct {
 	aggro   int64 // 0..100: how eagerly it cuts opponents off
 	seek    int64 // lateral range within which it moves over to grind a wall
 	room    int   // flood-fill budget, cells: pockets smaller than this are avoided
+	side    int64 // side of the smallest square of room cells
 	tight   int   // room under which it brakes
 	wander  int64 // per mille chance per tactical look of a turn for its own sake
 	jitter  int64 // weight of chance when choosing between ways
 }
 
 func newPersona(b *Bot) persona {
-	return persona{
+	p := persona{
 		// 1.2 m at least: the map keeps a wall on the right side of the cycle
 		// only from half a cell (1 m) away.
 		grind:   b.between(1200, 2600) * sim.Meter / 1000,
@@ -36,6 +37,10 @@ func newPersona(b *Bot) persona {
 		wander:  b.between(5, 40),
 		jitter:  b.between(4, 40),
 	}
+	for p.side*p.side < int64(p.room) {
+		p.side++
+	}
+	return p
 }
 
 // tactics is the look taken every persona.period ticks on open road: cut an
@@ -89,8 +94,8 @@ func (b *Bot) cutOff(s *sim.State, me *sim.Cycle) (turn int8, dist int64, ok boo
 	reach := 10*sim.Meter + b.p.aggro*30*sim.Meter/100
 	best := far
 	for j := 0; j < sim.MaxPlayers; j++ {
-		if j == b.id {
-			continue
+		if j == b.id || b.w.watch&(1<<j) == 0 {
+			continue // dead cycles leave the watch list
 		}
 		c := s.Cycle(j)
 		if !c.Alive || abs(c.X-me.X)+abs(c.Y-me.Y) > 3*reach {

@@ -25,10 +25,10 @@ type trail struct {
 	on     bool
 }
 
-// world is the bot's view of the current round, kept in step with a State one
-// tick at a time. Anything it cannot follow incrementally (a rollback, a
-// skipped tick, a new round, a new state) makes it redraw from scratch, which
-// costs as much as the round's walls.
+// world is the bot's view of the current round, kept in step with a State by
+// adding what changed. Anything it cannot follow that way (a rollback, a new
+// round, a new state) makes it redraw from scratch, which costs as much as
+// the round's walls.
 type world struct {
 	g      grid
 	trails [sim.MaxPlayers]trail
@@ -43,7 +43,7 @@ type world struct {
 	drawn        int64    // tick of the last redraw
 	deadWall     int64    // ticks a dead cycle's walls stand
 	closing      int64    // fastest two cycles can close on each other, micrometres per tick
-	epoch        int64    // redraws so far: measurements from before one are void
+	epoch        int64    // breaks in the story (rollbacks, rounds): measurements from before are void
 	last         sim.Wall // newest wall on the map, to notice a rollback
 }
 
@@ -71,9 +71,12 @@ func (w *world) sync(s *sim.State, me *sim.Cycle, every int64) {
 	switch {
 	case same && tick < w.tick+every:
 		return
-	case same && !(w.finite && tick-w.drawn >= rebuildEvery):
+	case same && w.finite && tick-w.drawn >= rebuildEvery:
+		w.redraw(s)
+	case same:
 		w.update(s, me, every)
 	default:
+		w.epoch++
 		w.redraw(s)
 	}
 	w.tick, w.round, w.match, w.synced = tick, round, match, true
@@ -115,7 +118,6 @@ func (w *world) update(s *sim.State, at *sim.Cycle, every int64) {
 
 // redraw builds the map from every wall that stands now.
 func (w *world) redraw(s *sim.State) {
-	w.epoch++
 	w.g.clear()
 	w.trails = [sim.MaxPlayers]trail{}
 	walls := s.RoundWalls()
