@@ -125,7 +125,11 @@ func (c *core) peek(msg []byte) {
 	}
 	m, err := proto.Decode(msg)
 	if e, ok := m.(*proto.Error); ok && err == nil {
-		c.notice("error", int64(e.Code), e.Error())
+		text := e.Text
+		if text == "" {
+			text = "The server closed the connection: " + e.Code.String()
+		}
+		c.notice("error", int64(e.Code), text)
 	}
 }
 

@@ -37,7 +37,7 @@ export class Hud {
         const tr = el("tr", "", p.id === you && !p.spectator ? "you" : p.spectator ? "spec" : p.connected || p.bot ? "" : "gone");
         const sw = el("td", "", "swatch");
         if (!p.spectator) sw.style.background = colorCSS(p.id);
-        const name = el("td", p.name + (p.bot ? " 🤖" : "") + (p.spectator ? " (watching)" : ""), "name");
+        const name = el("td", p.name + (p.spectator ? " (watching)" : ""), "name");
         const sc = el("td", p.spectator ? "" : String(score), "score");
         const lag = el("td", p.spectator || p.id === you ? "" : fmtMs(p.predictedLagMs), "lag");
         lag.title = "effective lag: how old this player's position is on your screen";
@@ -71,7 +71,8 @@ export class Hud {
       big = "GO";
     }
     if (ph === Phase.Play && follow >= 0 && follow !== you) {
-      small = `${you >= 0 ? "Derezzed — " : ""}watching ${names(follow)} · Q/E or ←/→ to switch`;
+      const why = you < 0 ? "" : f.cycles[you].inRound ? "Derezzed — " : "You ride from the next round — ";
+      small = `${why}watching ${names(follow)} · ←/→ to switch`;
     }
     setText(this.center, big);
     setText(this.sub, small);

@@ -40,7 +40,7 @@ export class CameraRig {
       px = m; py = arena * 0.75; pz = -m + arena * 0.55;
       lx = m; ly = 0; lz = -m;
     } else if (this.mode === "top") {
-      const h = 90 + target.speed * 1.5;
+      const h = 55 + target.speed;
       px = target.x; py = h; pz = -target.y + h * 0.25;
       lx = target.x; ly = 0; lz = -target.y;
     } else {
@@ -48,9 +48,9 @@ export class CameraRig {
       // felt, yet the view never snaps.
       this.yaw = this.placed ? approachAngle(this.yaw, target.yaw, 1 - Math.exp(-dt / 0.12)) : target.yaw;
       const fx = Math.cos(this.yaw), fz = -Math.sin(this.yaw);
-      const back = 11 + target.speed * 0.08;
-      px = target.x - fx * back; py = 4.5; pz = -target.y - fz * back;
-      lx = target.x + fx * 14; ly = 1; lz = -target.y + fz * 14;
+      const back = 8 + target.speed * 0.06;
+      px = target.x - fx * back; py = 3.6; pz = -target.y - fz * back;
+      lx = target.x + fx * 14; ly = 1.2; lz = -target.y + fz * 14;
     }
     const k = this.placed ? 1 - Math.exp(-dt / 0.08) : 1;
     this.pos.lerp(this.wantPos.set(px, py, pz), k);

@@ -1,8 +1,8 @@
 // Cycles: one small model per player slot, made once, moved every frame; and
 // the burst when a cycle dies.
 import {
-  AdditiveBlending, BoxGeometry, CylinderGeometry, DoubleSide, Group, Mesh, MeshBasicMaterial,
-  MeshLambertMaterial, RingGeometry, Scene, SphereGeometry, TorusGeometry,
+  AdditiveBlending, BoxGeometry, type BufferGeometry, CircleGeometry, CylinderGeometry, DoubleSide, Group,
+  type Material, Mesh, MeshBasicMaterial, MeshLambertMaterial, RingGeometry, Scene, SphereGeometry, TorusGeometry,
 } from "three";
 import type { CycleView } from "../core/frame";
 import { MAX_PLAYERS } from "../core/layout";
@@ -34,33 +34,43 @@ export class Cycles {
   private readonly objs: CycleObj[] = [];
 
   constructor(scene: Scene) {
-    const body = new BoxGeometry(2.0, 0.8, 0.6);
-    const canopy = new BoxGeometry(0.9, 0.35, 0.5);
-    const wheel = new TorusGeometry(0.42, 0.11, 8, 20);
-    const stripe = new BoxGeometry(2.05, 0.08, 0.64);
-    const halo = new CylinderGeometry(1.6, 1.6, 0.02, 24, 1, true);
+    // A low-poly lightcycle, about 3 m long: dark hull, two glowing wheels
+    // (tori in the xy plane roll along +x, the model's forward), a glowing
+    // spine and a faint disc of light on the floor.
+    const hull = new BoxGeometry(2.6, 0.55, 0.5);
+    const nose = new BoxGeometry(0.9, 0.35, 0.46);
+    const seat = new BoxGeometry(1.0, 0.3, 0.42);
+    const wheel = new TorusGeometry(0.62, 0.13, 8, 24);
+    const hub = new CylinderGeometry(0.5, 0.5, 0.3, 16);
+    const spine = new BoxGeometry(2.7, 0.07, 0.54);
+    const disc = new CircleGeometry(2.4, 32);
     const ring = new RingGeometry(0.8, 1.2, 40);
     const flash = new SphereGeometry(1, 16, 12);
-    const dark = new MeshLambertMaterial({ color: 0x0b0e16 });
+    const dark = new MeshLambertMaterial({ color: 0x10141f });
     for (let i = 0; i < MAX_PLAYERS; i++) {
       const c = color(i);
       const glow = new MeshBasicMaterial({ color: c });
       const g = new Group();
-      const b = new Mesh(body, dark);
-      b.position.y = 0.75;
-      const cp = new Mesh(canopy, dark);
-      cp.position.set(-0.2, 1.25, 0);
-      const s = new Mesh(stripe, glow);
-      s.position.y = 0.95;
-      const w1 = new Mesh(wheel, glow);
-      w1.position.set(0.9, 0.45, 0);
-      const w2 = new Mesh(wheel, glow);
-      w2.position.set(-0.9, 0.45, 0);
-      const h = new Mesh(halo, new MeshBasicMaterial({
-        color: c, transparent: true, opacity: 0.25, blending: AdditiveBlending, depthWrite: false, side: DoubleSide,
+      const add = (geo: BufferGeometry, mat: Material, x: number, y: number, rx = 0): void => {
+        const m = new Mesh(geo, mat);
+        m.position.set(x, y, 0);
+        m.rotation.x = rx;
+        g.add(m);
+      };
+      add(hull, dark, 0, 0.75);
+      add(nose, dark, 1.35, 0.62);
+      add(seat, dark, -0.35, 1.1);
+      add(spine, glow, 0, 0.95);
+      add(wheel, glow, 1.05, 0.62);
+      add(wheel, glow, -1.05, 0.62);
+      add(hub, dark, 1.05, 0.62, Math.PI / 2);
+      add(hub, dark, -1.05, 0.62, Math.PI / 2);
+      const d = new Mesh(disc, new MeshBasicMaterial({
+        color: c, transparent: true, opacity: 0.22, blending: AdditiveBlending, depthWrite: false,
       }));
-      h.scale.set(1, 1, 0.6);
-      g.add(b, cp, s, w1, w2, h);
+      d.rotation.x = -Math.PI / 2;
+      d.position.y = 0.03;
+      g.add(d);
       g.visible = false;
       const burst = new Group();
       const r = new Mesh(ring, new MeshBasicMaterial({

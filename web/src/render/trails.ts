@@ -51,7 +51,7 @@ const wallFrag = /* glsl */ `
     if (vOdo < vCut) discard;
     float top = smoothstep(0.9, 1.0, vH);
     float body = 0.35 + 0.65 * vH * vH;
-    vec3 c = vColor * body * 1.1 + vec3(1.0) * top * 0.9;
+    vec3 c = vColor * body * 0.85 + vec3(1.0) * top * 0.8;
     gl_FragColor = vec4(c, 0.5 + 0.5 * vH);
   }
 `;
@@ -87,7 +87,7 @@ const glowFrag = /* glsl */ `
   void main() {
     if (vOdo < vCut) discard;
     float k = 1.0 - abs(vSide);
-    gl_FragColor = vec4(vColor * k * k * 0.45, 1.0);
+    gl_FragColor = vec4(vColor * k * k * 0.28, 1.0);
   }
 `;
 
@@ -101,7 +101,6 @@ export class Trails {
   private geom: InstancedBufferGeometry;
   private readonly wall: Mesh;
   private readonly glow: Mesh;
-  private readonly owner = new Float32Array(MAX_PLAYERS * 2);
   private readonly ownerVec: Vector2[] = [];
 
   constructor(scene: Scene) {
@@ -194,7 +193,6 @@ export class Trails {
       this.meta[i * 2] = c.segOdo;
       this.meta[i * 2 + 1] = i;
       this.ownerVec[i].set(c.walls ? 1 : 0, len > 0 ? c.odo - len : FAR);
-      this.owner[i * 2] = this.ownerVec[i].x;
     }
     const segA = this.geom.getAttribute("aSeg") as InstancedBufferAttribute;
     const metaA = this.geom.getAttribute("aMeta") as InstancedBufferAttribute;
@@ -217,6 +215,6 @@ export class Trails {
 
   /** ownerVisible reports whether player i's walls stand (after the last sync). */
   ownerVisible(i: number): boolean {
-    return this.owner[i * 2] > 0.5;
+    return this.ownerVec[i].x > 0.5;
   }
 }
