@@ -219,7 +219,7 @@ func writeWithGzip(path string, b []byte) error {
 		return err
 	}
 	switch filepath.Ext(path) {
-	case ".html", ".js", ".css", ".wasm", ".map", ".json", ".svg":
+	case ".html", ".js", ".css", ".wasm", ".json", ".svg": // not .map: rarely fetched, 3 MB
 	default:
 		return nil
 	}
