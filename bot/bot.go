@@ -41,6 +41,8 @@ type Bot struct {
 	want     bool  // a turn was sent and has not shown yet (it may be postponed)
 	wantDir  uint8 // the heading it leads to
 	wantTill int64 // give up waiting at this tick (the event may have been refused)
+	sent     int64 // tick at which the turn could have been applied at the earliest
+	lag      int64 // ticks the last turn took beyond that: the event's delay
 	tight    bool  // short of room: brake to turn in less space
 	pedal    int64 // no new brake event before this tick (it may be postponed)
 	epoch    int64 // map epoch the fields above belong to
@@ -96,7 +98,8 @@ func (b *Bot) event(out []sim.Event, k sim.EventKind) []sim.Event {
 func (b *Bot) turn(out []sim.Event, me *sim.Cycle, t int8, tick int64) []sim.Event {
 	b.want = true
 	b.wantDir = uint8(int8(me.Dir)+t) & 3
-	b.wantTill = tick + 2*b.delay + 24
+	b.wantTill = tick + 2*b.delay + 2*b.lag + 120
+	b.sent = max(tick, me.LastTurn+b.delay)
 	b.nextRay, b.nextLook = tick, tick+b.p.period/2
 	if t > 0 {
 		return b.event(out, sim.EvTurnLeft)

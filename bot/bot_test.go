@@ -1,11 +1,6 @@
 package bot
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"webtron/sim"
@@ -166,55 +161,5 @@ func TestDeterminism(t *testing.T) {
 		if a.hash == c.hash {
 			t.Errorf("%d players: seeds 11 and 12 played the same game", n)
 		}
-	}
-}
-
-// TestImportRules guards the bot's determinism the way the simulation guards
-// its own: no floats, no goroutines, no maps, no package-level variables, and
-// nothing imported but the simulation.
-func TestImportRules(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	checked := 0
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checked++
-		for _, imp := range f.Imports {
-			if imp.Path.Value != `"webtron/sim"` {
-				t.Errorf("%s imports %s; the bot may import only webtron/sim", name, imp.Path.Value)
-			}
-		}
-		for _, d := range f.Decls {
-			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
-				t.Errorf("%s: package-level variable", fset.Position(g.Pos()))
-			}
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.Ident:
-				if strings.HasPrefix(n.Name, "float") || strings.HasPrefix(n.Name, "complex") {
-					t.Errorf("%s: float type %s", fset.Position(n.Pos()), n.Name)
-				}
-			case *ast.BasicLit:
-				if n.Kind == token.FLOAT || n.Kind == token.IMAG {
-					t.Errorf("%s: float literal %s", fset.Position(n.Pos()), n.Value)
-				}
-			case *ast.GoStmt, *ast.SelectStmt, *ast.MapType:
-				t.Errorf("%s: goroutine, select or map", fset.Position(n.Pos()))
-			}
-			return true
-		})
-	}
-	if checked < 5 {
-		t.Fatalf("checked only %d files", checked)
 	}
 }

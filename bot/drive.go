@@ -13,6 +13,8 @@ const (
 	roomWeight = 2
 	// deadly marks an option that meets a wall before the next turn is allowed.
 	deadly = int64(1) << 40
+	// maxLag bounds the event delay a bot allows for, in ticks.
+	maxLag = 60
 )
 
 // drive is one tick's decision for a living cycle. Most ticks it only walks the
@@ -25,11 +27,16 @@ func (b *Bot) drive(s *sim.State, me *sim.Cycle, out []sim.Event) []sim.Event {
 		b.epoch = b.w.epoch
 		b.want, b.tight, b.hold, b.nextLook, b.pedal = false, false, 0, 0, 0
 	}
-	if b.want && (me.Dir == b.wantDir || tick >= b.wantTill) {
+	if b.want && me.Dir == b.wantDir {
+		// Events reach the state late on a network (a server may postpone
+		// them): learn by how much, and turn that much earlier.
+		b.want, b.lag = false, min(maxLag, max(0, me.LastTurn-b.sent))
+	}
+	if b.want && tick >= b.wantTill {
 		b.want = false
 	}
 	step := max(1, me.Speed/b.rate)
-	wait := max(0, b.delay-(tick-me.LastTurn))
+	wait := max(b.lag, b.delay-(tick-me.LastTurn)) // ticks before a turn sent now applies
 	free := !b.want && me.QueueLen == 0
 	look := max(8*sim.Meter, me.Speed*b.p.lookMs/1000)
 
@@ -50,7 +57,7 @@ func (b *Bot) drive(s *sim.State, me *sim.Cycle, out []sim.Event) []sim.Event {
 	}
 	if free && pred-wait*step <= b.target(step)+step && tick >= b.hold {
 		out = b.atWall(s, me, pred, wait, step, tick, out)
-	} else if free && wait == 0 && tick >= b.nextLook {
+	} else if free && tick-me.LastTurn >= b.delay && tick >= b.nextLook {
 		out = b.tactics(s, me, pred, step, tick, out)
 	}
 	return b.brakes(me, tick, out)
@@ -147,7 +154,7 @@ func (b *Bot) assess(s *sim.State, me *sim.Cycle, px, py int64, turn int8, step 
 		g = farLook
 	}
 	o := option{turn: turn, gap: g}
-	if g < step*(b.delay+2)+sim.Meter/2 {
+	if g < step*(max(b.delay, b.lag)+2)+sim.Meter/2 {
 		// No room counts on a way that ends before the next turn; among such
 		// ways only the longest gap, where rubber may still save the cycle.
 		o.score = g/sim.Meter - deadly

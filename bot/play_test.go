@@ -175,34 +175,6 @@ func TestMapFollowsState(t *testing.T) {
 	}
 }
 
-// TestOtherRules plays bots under rules other than the defaults, which the
-// map and the timing must follow: finite trails (whose tails recede), another
-// tick rate, no turn delay, a tiny and a huge arena. Bots must not panic and
-// must die far less often than cycles that never turn.
-func TestOtherRules(t *testing.T) {
-	rules := []struct {
-		name string
-		set  func(*sim.Config)
-	}{
-		{"finite trails", func(c *sim.Config) { c.WallsLength = 150 * sim.Meter }},
-		{"60 Hz", func(c *sim.Config) { c.TickRate = 60 }},
-		{"no turn delay", func(c *sim.Config) { c.TurnDelayMs = 0 }},
-		{"30 m arena", func(c *sim.Config) { c.ArenaSize = 30 * sim.Meter }},
-		{"2 km arena", func(c *sim.Config) { c.ArenaSize = 2000 * sim.Meter }},
-	}
-	for _, r := range rules {
-		cfg := sim.DefaultConfig()
-		r.set(&cfg)
-		bots := game(t, cfg, 3, 4, 4, 20_000)
-		straight := game(t, cfg, 3, 4, 0, 20_000)
-		b, z := bots.deathsPerHour(cfg.TickRate), straight.deathsPerHour(cfg.TickRate)
-		t.Logf("%s: deaths per hour of driving: bots %d, straight drivers %d", r.name, b, z)
-		if b > z/3 {
-			t.Errorf("%s: bots die %d times an hour, straight drivers %d", r.name, b, z)
-		}
-	}
-}
-
 // TestNoAllocs checks that deciding allocates nothing once a bot's buffers
 // have grown.
 func TestNoAllocs(t *testing.T) {

@@ -1,0 +1,133 @@
+package bot
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"webtron/sim"
+)
+
+// TestOtherRules plays bots under rules other than the defaults, which the
+// map and the timing must follow: finite trails (whose tails recede), another
+// tick rate, no turn delay, a tiny and a huge arena. Bots must not panic and
+// must die far less often than cycles that never turn.
+func TestOtherRules(t *testing.T) {
+	rules := []struct {
+		name string
+		set  func(*sim.Config)
+	}{
+		{"finite trails", func(c *sim.Config) { c.WallsLength = 150 * sim.Meter }},
+		{"60 Hz", func(c *sim.Config) { c.TickRate = 60 }},
+		{"no turn delay", func(c *sim.Config) { c.TurnDelayMs = 0 }},
+		{"30 m arena", func(c *sim.Config) { c.ArenaSize = 30 * sim.Meter }},
+		{"2 km arena", func(c *sim.Config) { c.ArenaSize = 2000 * sim.Meter }},
+	}
+	for _, r := range rules {
+		cfg := sim.DefaultConfig()
+		r.set(&cfg)
+		bots := game(t, cfg, 3, 4, 4, 20_000)
+		straight := game(t, cfg, 3, 4, 0, 20_000)
+		b, z := bots.deathsPerHour(cfg.TickRate), straight.deathsPerHour(cfg.TickRate)
+		t.Logf("%s: deaths per hour of driving: bots %d, straight drivers %d", r.name, b, z)
+		if b > z/3 {
+			t.Errorf("%s: bots die %d times an hour, straight drivers %d", r.name, b, z)
+		}
+	}
+}
+
+// TestLatency delays every bot event by a few ticks, as a network or a
+// server postponing events would: bots learn the delay from their own turns
+// and turn that much earlier, so they must survive nearly as well.
+func TestLatency(t *testing.T) {
+	rate := sim.DefaultConfig().TickRate
+	var base int64
+	for _, delay := range []int{0, 4, 12} {
+		var deaths, lived int64
+		for seed := uint64(1); seed <= 2; seed++ {
+			s, bots := newGame(t, sim.DefaultConfig(), seed, 8)
+			late := make([][]sim.Event, delay+1) // late[k]: events for k ticks from now
+			var was [8]bool
+			for k := 0; k < 40_000; k++ {
+				for _, b := range bots {
+					late[delay] = b.Decide(s, late[delay])
+				}
+				s.Step(late[0])
+				first := late[0][:0]
+				copy(late, late[1:])
+				late[delay] = first
+				ph, _ := s.Phase()
+				for p := range was {
+					c := s.Cycle(p)
+					if was[p] && !c.Alive {
+						deaths++
+					}
+					if c.Alive && ph == sim.PhasePlay {
+						lived++
+					}
+					was[p] = c.Alive
+				}
+			}
+		}
+		perHour := deaths * 3600 * rate / max(1, lived)
+		t.Logf("events %d ticks late: %d deaths per hour of driving", delay, perHour)
+		if delay == 0 {
+			base = perHour
+		} else if perHour > 2*base+10 {
+			t.Errorf("events %d ticks late: %d deaths per hour, against %d on time", delay, perHour, base)
+		}
+	}
+}
+
+// TestImportRules guards the bot's determinism the way the simulation guards
+// its own: no floats, no goroutines, no maps, no package-level variables, and
+// nothing imported but the simulation.
+func TestImportRules(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		for _, imp := range f.Imports {
+			if imp.Path.Value != `"webtron/sim"` {
+				t.Errorf("%s imports %s; the bot may import only webtron/sim", name, imp.Path.Value)
+			}
+		}
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+				t.Errorf("%s: package-level variable", fset.Position(g.Pos()))
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Ident:
+				if strings.HasPrefix(n.Name, "float") || strings.HasPrefix(n.Name, "complex") {
+					t.Errorf("%s: float type %s", fset.Position(n.Pos()), n.Name)
+				}
+			case *ast.BasicLit:
+				if n.Kind == token.FLOAT || n.Kind == token.IMAG {
+					t.Errorf("%s: float literal %s", fset.Position(n.Pos()), n.Value)
+				}
+			case *ast.GoStmt, *ast.SelectStmt, *ast.MapType:
+				t.Errorf("%s: goroutine, select or map", fset.Position(n.Pos()))
+			}
+			return true
+		})
+	}
+	if checked < 5 {
+		t.Fatalf("checked only %d files", checked)
+	}
+}
