@@ -210,7 +210,7 @@ func (s *Session) Receive(now time.Duration, msg []byte) error {
 		}
 		return s.welcome(now, m)
 	case *proto.Error:
-		return fmt.Errorf("%w: %s", ErrClosed, m.Text)
+		return fmt.Errorf("%w: %w", ErrClosed, m) // errors.As finds the code
 	}
 	if !s.started {
 		return nil // on a datagram link, news can overtake the welcome: it brings them again
