@@ -3,7 +3,6 @@ package sim
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 )
 
 // stateMagic starts every encoded state; the digit is the format version.
@@ -12,6 +11,38 @@ const stateMagic = "WTS1"
 // ErrCorrupt is returned (wrapped, with detail) by UnmarshalState for input
 // that is truncated, malformed, or describes an impossible state.
 var ErrCorrupt = errors.New("sim: corrupt state encoding")
+
+// corruptError is ErrCorrupt with detail: "<ErrCorrupt>: <detail>". It is
+// what fmt.Errorf("%w: ...") made, without linking fmt into the wasm client.
+type corruptError struct{ detail string }
+
+func (e *corruptError) Error() string { return ErrCorrupt.Error() + ": " + e.detail }
+func (e *corruptError) Unwrap() error { return ErrCorrupt }
+
+func corrupt(detail string) error { return &corruptError{detail} }
+
+// itoa formats v in decimal, as %d does. The simulation imports neither fmt
+// nor strconv (TestImportRules).
+func itoa(v int64) string {
+	var b [20]byte
+	i := len(b)
+	u := uint64(v)
+	if v < 0 {
+		u = -u
+	}
+	for {
+		i--
+		b[i] = byte('0' + u%10)
+		u /= 10
+		if u == 0 {
+			break
+		}
+	}
+	if v < 0 {
+		return "-" + string(b[i:])
+	}
+	return string(b[i:])
+}
 
 // AppendBinary appends a self-contained encoding of the state to b: the rules,
 // every core field and the current round's walls. A joining client, a resync
@@ -37,7 +68,7 @@ func (s *State) AppendBinary(b []byte) []byte {
 // ErrCorrupt, so a damaged replay file or a hostile snapshot is refused cleanly.
 func UnmarshalState(b []byte) (*State, error) {
 	if len(b) < len(stateMagic) || string(b[:len(stateMagic)]) != stateMagic {
-		return nil, fmt.Errorf("%w: bad magic or version", ErrCorrupt)
+		return nil, corrupt("bad magic or version")
 	}
 	d := decoder{b: b[len(stateMagic):]}
 	var cfg Config
@@ -46,7 +77,7 @@ func UnmarshalState(b []byte) (*State, error) {
 		return nil, d.err
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil, corrupt(err.Error())
 	}
 	s, _ := NewState(cfg, 0)
 	s.c.visit(&d)
@@ -58,7 +89,7 @@ func UnmarshalState(b []byte) (*State, error) {
 	}
 	n := s.c.WallCount - s.c.RoundWallStart
 	if n > int64(len(d.b))/6 { // every wall takes at least 6 bytes: bound the allocation by the input
-		return nil, fmt.Errorf("%w: %d walls in %d bytes", ErrCorrupt, n, len(d.b))
+		return nil, corrupt(itoa(n) + " walls in " + itoa(int64(len(d.b))) + " bytes")
 	}
 	s.walls = make([]Wall, 0, n)
 	s.wallBase = s.c.RoundWallStart
@@ -81,7 +112,7 @@ func UnmarshalState(b []byte) (*State, error) {
 		s.grid.add(&s.walls[len(s.walls)-1], s.wallBase+i)
 	}
 	if len(d.b) != 0 {
-		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(d.b))
+		return nil, corrupt(itoa(int64(len(d.b))) + " trailing bytes")
 	}
 	return s, nil
 }
@@ -90,7 +121,7 @@ func UnmarshalState(b []byte) (*State, error) {
 func (s *State) checkCore() error {
 	c := &s.c
 	if c.Phase > PhaseOver || c.RoundWallStart < 0 || c.WallCount < c.RoundWallStart || c.Tick < 0 || c.Winner < -1 || c.Winner >= MaxPlayers {
-		return fmt.Errorf("%w: impossible round state", ErrCorrupt)
+		return corrupt("impossible round state")
 	}
 	a := s.cfg.ArenaSize
 	for i := range c.Cycles {
@@ -99,11 +130,11 @@ func (s *State) checkCore() error {
 			cy.X < 0 || cy.X > a || cy.Y < 0 || cy.Y > a || cy.TurnX < 0 || cy.TurnX > a || cy.TurnY < 0 || cy.TurnY > a ||
 			cy.Speed < 0 || cy.Speed > 1000*Meter || cy.Sub < 0 || cy.Sub >= s.cfg.TickRate || cy.Brake < 0 || cy.Brake > Unit ||
 			cy.RubberUsed < 0 || cy.RubberUsed > 2*s.cfg.Rubber+1000*Meter {
-			return fmt.Errorf("%w: impossible cycle %d", ErrCorrupt, i)
+			return corrupt("impossible cycle " + itoa(int64(i)))
 		}
 		for q := range cy.Queue {
 			if cy.Queue[q] < -1 || cy.Queue[q] > 1 {
-				return fmt.Errorf("%w: impossible turn queue of cycle %d", ErrCorrupt, i)
+				return corrupt("impossible turn queue of cycle " + itoa(int64(i)))
 			}
 		}
 	}
@@ -114,7 +145,7 @@ func (s *State) checkWall(w *Wall) error {
 	a := s.cfg.ArenaSize
 	if (w.X1 != w.X2 && w.Y1 != w.Y2) || w.Owner >= MaxPlayers ||
 		min(w.X1, w.X2) < 0 || max(w.X1, w.X2) > a || min(w.Y1, w.Y2) < 0 || max(w.Y1, w.Y2) > a {
-		return fmt.Errorf("%w: impossible wall", ErrCorrupt)
+		return corrupt("impossible wall")
 	}
 	return nil
 }
@@ -149,7 +180,7 @@ type decoder struct {
 	err error
 }
 
-func (d *decoder) fail() { d.err = fmt.Errorf("%w: truncated or malformed", ErrCorrupt) }
+func (d *decoder) fail() { d.err = corrupt("truncated or malformed") }
 
 func (d *decoder) i64(p *int64) {
 	if d.err != nil {
