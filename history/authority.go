@@ -1,10 +1,6 @@
 package history
 
-import (
-	"fmt"
-
-	"webtron/sim"
-)
+import "webtron/sim"
 
 // Status is the server's decision on a proposed event.
 type Status uint8
@@ -192,7 +188,7 @@ func (a *Authority) Final(p int) int64 { return a.earliest(p) - 1 }
 func (a *Authority) Tick(now int64) (int64, error) {
 	depth, err := a.TL.Advance(now)
 	if err != nil {
-		return depth, fmt.Errorf("history: server timeline: %w", err)
+		return depth, &wrapError{"history: server timeline: " + err.Error(), err}
 	}
 	final := now
 	for p := range a.floor {

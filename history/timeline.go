@@ -2,7 +2,7 @@ package history
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 
 	"webtron/sim"
 )
@@ -35,6 +35,16 @@ var (
 	ErrFinal   = errors.New("history: tick is already final")
 )
 
+// wrapError is what fmt.Errorf("...%w...") made, without linking fmt into
+// the wasm client: its own text, and errors.Is and errors.As see err.
+type wrapError struct {
+	msg string
+	err error
+}
+
+func (e *wrapError) Error() string { return e.msg }
+func (e *wrapError) Unwrap() error { return e.err }
+
 // RequestKind is one kind of work a rollback session asks for, after GGRS.
 type RequestKind uint8
 
@@ -52,7 +62,7 @@ type Request struct {
 }
 
 func (r Request) String() string {
-	return fmt.Sprintf("%s %d", [...]string{"?", "load", "save", "advance"}[r.Kind], r.Tick)
+	return [...]string{"?", "load", "save", "advance"}[r.Kind] + " " + strconv.FormatInt(r.Tick, 10)
 }
 
 type ringSlot struct {
@@ -201,7 +211,7 @@ func (t *Timeline) Plan(target int64, reqs []Request) ([]Request, error) {
 		s := t.dirty / k * k
 		if sl := &t.ring[t.slot(s)]; !sl.snap.Valid() || sl.snap.Tick() != s {
 			if t.base.Tick() > t.dirty || from-t.base.Tick() > t.opt.Window {
-				return reqs, fmt.Errorf("%w: tick %d, present %d", ErrTooDeep, t.dirty, from)
+				return reqs, &wrapError{ErrTooDeep.Error() + ": tick " + strconv.FormatInt(t.dirty, 10) + ", present " + strconv.FormatInt(from, 10), ErrTooDeep}
 			}
 			s = t.base.Tick() // back to where the timeline started
 		}
