@@ -44,7 +44,7 @@ func (g *grid) fill(i, j int64, limit int, side int64) int {
 		for f := g.count - 1; f >= 0; f-- {
 			r := &g.done[f]
 			for _, k := range g.queue[r.start:r.end] {
-				if k == start {
+				if k == start && (!r.cut || r.end-r.start >= limit) {
 					return min(r.end-r.start, limit)
 				}
 			}
@@ -91,14 +91,26 @@ func (g *grid) visit(q []int32, k int32) []int32 {
 	return q
 }
 
-// open reports whether the side x side square of cells around (i, j) has no
-// wall inside it: then all its cells are one room.
+// open reports whether some side x side square of cells holding (i, j) has
+// no wall inside it: then all its cells are one room. It tries the square
+// centred on the seed, then the four with the seed on an edge, because a bot
+// running along a wall has that wall next to every centred square.
 func (g *grid) open(i, j, side int64) bool {
 	if side > g.n {
 		return false
 	}
-	i0 := min(max(0, i-side/2), g.n-side)
-	j0 := min(max(0, j-side/2), g.n-side)
+	h := side / 2
+	for _, at := range [5][2]int64{{i - h, j - h}, {i - h, j}, {i - h, j - side + 1}, {i, j - h}, {i - side + 1, j - h}} {
+		if g.clearSquare(min(max(0, at[0]), g.n-side), min(max(0, at[1]), g.n-side), side) {
+			return true
+		}
+	}
+	return false
+}
+
+// clearSquare reports whether no wall lies inside the square of cells with
+// corner (i0, j0); its outer borders do not matter.
+func (g *grid) clearSquare(i0, j0, side int64) bool {
 	i1, j1 := i0+side-1, j0+side-1
 	for r := j0; r <= j1; r++ {
 		if r > j0 && anySet(g.south, r, i0, i1) || anySet(g.west, r, i0+1, i1) {

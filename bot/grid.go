@@ -21,11 +21,12 @@ const minCell = 2 * sim.Meter
 // Each border counts the walls on it in four bits: counts, not flags, because
 // a dead cycle's walls vanish and must come off the map without taking a
 // neighbour's wall with them (and a cycle may lay three walls within half a
-// metre of each other, so two bits are not enough). South borders are counted by rows and west
-// borders by columns, so that a wall covers consecutive entries. What the
-// lookups read is a pair of bitsets, one bit per border, row by row: the flood
-// fill then touches a few words per row of the area it covers. A whole map is
-// 88 KB; with 32 bots on a state, the maps are what the cache has to hold.
+// metre of each other, so two bits are not enough). South borders are counted
+// by rows and west borders by columns, so that a wall covers consecutive
+// entries. What the lookups read is a pair of bitsets, one bit per border, row
+// by row: a flood fill touches a few words per row of the area it covers. A
+// whole map is 88 KB; with 32 bots on a state, the maps are what the cache
+// has to hold.
 type grid struct {
 	n, cell, arena int64
 	h, v           []uint8  // 4-bit counts: h[row*stride+col], v[col*stride+row]

@@ -175,6 +175,62 @@ func TestMapFollowsState(t *testing.T) {
 	}
 }
 
+// TestFill checks the batched flood fill, with its open-square shortcut,
+// against a plain flood fill of each seed, on maps with random walls.
+func TestFill(t *testing.T) {
+	var g grid
+	rng := New(0, 1) // only for its random numbers
+	for m := 0; m < 200; m++ {
+		g.init(int64(40+m*3) * sim.Meter)
+		for w := int64(0); w < int64(m%50*2); w++ {
+			x, y := rng.between(0, g.arena), rng.between(0, g.arena)
+			l := rng.between(-g.arena/2, g.arena/2)
+			if w%2 == 0 {
+				g.wall(x, y, min(g.arena, max(0, x+l)), y, 1)
+			} else {
+				g.wall(x, y, x, min(g.arena, max(0, y+l)), 1)
+			}
+		}
+		g.forget()
+		i, j := rng.between(0, g.n-1), rng.between(0, g.n-1)
+		for k := 0; k < maxFills+1; k++ {
+			// near the last seed, as the ways of one decision are
+			i, j = min(g.n-1, max(0, i+rng.between(-3, 3))), min(g.n-1, max(0, j+rng.between(-3, 3)))
+			limit := int(rng.between(20, 500))
+			side := int64(1)
+			for side*side < int64(limit) {
+				side++
+			}
+			if got, want := g.fill(i, j, limit, side), plainFill(&g, i, j, limit); got != want {
+				t.Fatalf("map %d seed %d,%d limit %d: fill %d, plain fill %d", m, i, j, limit, got, want)
+			}
+		}
+	}
+}
+
+// plainFill is the flood fill without shortcuts or shared marks.
+func plainFill(g *grid, i, j int64, limit int) int {
+	seen := make([]bool, stride*stride)
+	queue := [][2]int64{{i, j}}
+	seen[j*stride+i] = true
+	for h := 0; h < len(queue) && len(queue) < limit; h++ {
+		c := queue[h]
+		for _, d := range [4][3]int64{{1, 0, 0}, {-1, 0, 1}, {0, 1, 2}, {0, -1, 3}} {
+			ni, nj := c[0]+d[0], c[1]+d[1]
+			if ni < 0 || nj < 0 || ni >= g.n || nj >= g.n || seen[nj*stride+ni] {
+				continue
+			}
+			if d[2] == 0 && g.blockedX(ni, nj) || d[2] == 1 && g.blockedX(c[0], c[1]) ||
+				d[2] == 2 && g.blockedY(ni, nj) || d[2] == 3 && g.blockedY(c[0], c[1]) {
+				continue
+			}
+			seen[nj*stride+ni] = true
+			queue = append(queue, [2]int64{ni, nj})
+		}
+	}
+	return min(len(queue), limit)
+}
+
 // TestNoAllocs checks that deciding allocates nothing once a bot's buffers
 // have grown.
 func TestNoAllocs(t *testing.T) {
