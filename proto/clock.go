@@ -168,7 +168,7 @@ func (*ResendRequest) Type() Type { return TypeResendRequest }
 
 func (m *ResendRequest) encode(w *writer) {
 	if m.Last < m.First {
-		w.fail(invalidf("resend range %d..%d is backwards", m.First, m.Last))
+		w.fail(invalidErr("resend range " + utoa(m.First) + ".." + utoa(m.Last) + " is backwards"))
 		return
 	}
 	if d := m.Last - m.First; d >= MaxResendSpan {

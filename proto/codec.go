@@ -2,8 +2,8 @@ package proto
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -39,7 +39,7 @@ func (w *writer) str(field, s string, max int) {
 		return
 	}
 	if !utf8.ValidString(s) {
-		w.fail(invalidf("%s is not valid UTF-8", field))
+		w.fail(invalidErr(field + " is not valid UTF-8"))
 		return
 	}
 	w.uvarint(uint64(len(s)))
@@ -94,11 +94,11 @@ func (r *reader) fail(err error) {
 }
 
 func (r *reader) truncated(field string) {
-	r.fail(fmt.Errorf("%w (reading %s)", ErrTruncated, field))
+	r.fail(truncatedErr(field))
 }
 
-func (r *reader) invalid(format string, args ...any) {
-	r.fail(invalidf(format, args...))
+func (r *reader) invalid(detail string) {
+	r.fail(invalidErr(detail))
 }
 
 func (r *reader) u8(field string) uint8 {
@@ -122,7 +122,7 @@ func (r *reader) uvarintOf(field, suffix string) uint64 {
 		return 0
 	}
 	if n < 0 {
-		r.invalid("%s%s overflows 64 bits", field, suffix)
+		r.invalid(field + suffix + " overflows 64 bits")
 		return 0
 	}
 	r.b = r.b[n:]
@@ -136,7 +136,7 @@ func (r *reader) varint(field string) int64 {
 		return 0
 	}
 	if n < 0 {
-		r.invalid("%s overflows 64 bits", field)
+		r.invalid(field + " overflows 64 bits")
 		return 0
 	}
 	r.b = r.b[n:]
@@ -146,7 +146,7 @@ func (r *reader) varint(field string) int64 {
 func (r *reader) u32(field string) uint32 {
 	v := r.uvarint(field)
 	if v > math.MaxUint32 {
-		r.invalid("%s out of range (%d)", field, v)
+		r.invalid(field + " out of range (" + utoa(v) + ")")
 		return 0
 	}
 	return uint32(v)
@@ -155,7 +155,7 @@ func (r *reader) u32(field string) uint32 {
 func (r *reader) i32(field string) int32 {
 	v := r.varint(field)
 	if v < math.MinInt32 || v > math.MaxInt32 {
-		r.invalid("%s out of range (%d)", field, v)
+		r.invalid(field + " out of range (" + strconv.FormatInt(v, 10) + ")")
 		return 0
 	}
 	return int32(v)
@@ -176,10 +176,16 @@ func (r *reader) fixed64(field string) uint64 {
 func (r *reader) flags(field string, n int) uint8 {
 	f := r.u8(field)
 	if f>>n != 0 {
-		r.invalid("%s has unknown bits %#02x", field, f)
+		r.invalid(field + " has unknown bits " + hex8(f))
 		return 0
 	}
 	return f
+}
+
+// hex8 writes f as %#02x does: "0x" and two lowercase digits.
+func hex8(f uint8) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{'0', 'x', digits[f>>4], digits[f&15]})
 }
 
 // length reads a length prefix and checks it against the limit first and the
@@ -208,7 +214,7 @@ func (r *reader) str(field string, max int) string {
 	s := string(r.b[:n])
 	r.b = r.b[n:]
 	if !utf8.ValidString(s) {
-		r.invalid("%s is not valid UTF-8", field)
+		r.invalid(field + " is not valid UTF-8")
 		return ""
 	}
 	return s
@@ -249,7 +255,7 @@ func (r *reader) count(field string, max, minSize int) int {
 // finish rejects trailing bytes: a message is exactly its fields.
 func (r *reader) finish(t Type) error {
 	if r.err == nil && len(r.b) != 0 {
-		r.invalid("%d trailing bytes after %s message", len(r.b), t)
+		r.invalid(strconv.Itoa(len(r.b)) + " trailing bytes after " + t.String() + " message")
 	}
 	return r.err
 }

@@ -1,6 +1,6 @@
 package proto
 
-import "fmt"
+import "strconv"
 
 // RefuseReason says why the server refused a proposed event. Values are part
 // of the protocol (append, never renumber). Decode accepts values it does not
@@ -30,7 +30,7 @@ func (r RefuseReason) String() string {
 	if r < refuseEnd {
 		return refuseNames[r]
 	}
-	return fmt.Sprintf("reason %d", uint8(r))
+	return "reason " + strconv.Itoa(int(r))
 }
 
 // Refused tells the proposer that its event will never be applied, so the
@@ -85,7 +85,7 @@ func (c CloseCode) String() string {
 	if c < closeEnd {
 		return closeNames[c]
 	}
-	return fmt.Sprintf("code %d", uint8(c))
+	return "code " + strconv.Itoa(int(c))
 }
 
 // Error is the server's last message on a connection: the reason it is about

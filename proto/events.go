@@ -29,7 +29,7 @@ func encodeTickEvents(w *writer, field string, base uint64, evs []TickEvent, max
 	prev := base
 	for _, e := range evs {
 		if !e.Kind.Valid() {
-			w.fail(invalidf("%s: invalid event kind %d", field, e.Kind))
+			w.fail(invalidErr(field + ": invalid event kind " + utoa(uint64(e.Kind))))
 			return
 		}
 		w.varint(int64(e.Tick - prev))
@@ -63,7 +63,7 @@ func decodeTickEvents(r *reader, field string, base uint64, max int) []TickEvent
 			return nil
 		}
 		if !e.Kind.Valid() {
-			r.invalid("%s: invalid event kind %d", field, e.Kind)
+			r.invalid(field + ": invalid event kind " + utoa(uint64(e.Kind)))
 			return nil
 		}
 	}
@@ -164,7 +164,7 @@ func (*Postponed) Type() Type { return TypePostponed }
 
 func (m *Postponed) encode(w *writer) {
 	if m.Tick < m.Asked {
-		w.fail(invalidf("postponed tick %d before asked tick %d", m.Tick, m.Asked))
+		w.fail(invalidErr("postponed tick " + utoa(m.Tick) + " before asked tick " + utoa(m.Asked)))
 		return
 	}
 	w.u32(m.Seq)

@@ -3,7 +3,7 @@ package proto
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
+	"strconv"
 )
 
 // Sentinel errors. Every error Decode and Append return wraps exactly one of
@@ -55,17 +55,35 @@ type LimitError struct {
 // would leave a reader guessing whether it means bytes or runes.
 func (e *LimitError) Error() string {
 	if e.Count {
-		return fmt.Sprintf("proto: too many %s (%d > %d)", e.Field, e.Size, e.Max)
+		return "proto: too many " + e.Field + " (" + utoa(e.Size) + " > " + strconv.Itoa(e.Max) + ")"
 	}
-	return fmt.Sprintf("proto: %s too long (%d > %d bytes)", e.Field, e.Size, e.Max)
+	return "proto: " + e.Field + " too long (" + utoa(e.Size) + " > " + strconv.Itoa(e.Max) + " bytes)"
 }
 
 // Unwrap makes errors.Is(err, ErrTooLarge) hold.
 func (e *LimitError) Unwrap() error { return ErrTooLarge }
 
-func invalidf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+// wrapError is what fmt.Errorf("%w ...") made, without linking fmt into the
+// wasm client: its own text, and errors.Is and errors.As see err.
+type wrapError struct {
+	msg string
+	err error
 }
+
+func (e *wrapError) Error() string { return e.msg }
+func (e *wrapError) Unwrap() error { return e.err }
+
+// invalidErr wraps ErrInvalid: "proto: invalid message: " + detail.
+func invalidErr(detail string) error {
+	return &wrapError{ErrInvalid.Error() + ": " + detail, ErrInvalid}
+}
+
+// truncatedErr wraps ErrTruncated: "proto: message truncated (reading field)".
+func truncatedErr(field string) error {
+	return &wrapError{ErrTruncated.Error() + " (reading " + field + ")", ErrTruncated}
+}
+
+func utoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
 func tooLong(field string, size uint64, max int) error {
 	return &LimitError{Field: field, Size: size, Max: max}

@@ -1,6 +1,6 @@
 package proto
 
-import "fmt"
+import "strconv"
 
 // encodeBody and decodeBody dispatch with type switches rather than through
 // the Message interface: static calls let the compiler keep the writer and
@@ -143,11 +143,11 @@ func Marshal(m Message) ([]byte, error) {
 // ErrInvalid.
 func Decode(b []byte) (Message, error) {
 	if len(b) == 0 {
-		return nil, fmt.Errorf("%w (reading message type)", ErrTruncated)
+		return nil, truncatedErr("message type")
 	}
 	t := Type(b[0])
 	if t == 0 || t >= typeEnd {
-		return nil, fmt.Errorf("%w %d", ErrUnknownType, b[0])
+		return nil, &wrapError{ErrUnknownType.Error() + " " + strconv.Itoa(int(b[0])), ErrUnknownType}
 	}
 	r := reader{b: b[1:]}
 	if versioned(t) {
@@ -158,7 +158,7 @@ func Decode(b []byte) (Message, error) {
 			return nil, r.err
 		}
 		if v != Version {
-			return nil, fmt.Errorf("%w %d (this is version %d)", ErrVersion, v, Version)
+			return nil, &wrapError{ErrVersion.Error() + " " + utoa(v) + " (this is version " + strconv.Itoa(Version) + ")", ErrVersion}
 		}
 	}
 	m := decodeBody(&r, t)

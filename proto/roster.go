@@ -1,6 +1,6 @@
 package proto
 
-import "fmt"
+import "strconv"
 
 // CharityMode is how a room chooses its ping charity (netcode.md, section 3).
 // Unknown values decode: the mode is informative, since the server computes
@@ -22,7 +22,7 @@ func (m CharityMode) String() string {
 	if m < charityEnd {
 		return charityNames[m]
 	}
-	return fmt.Sprintf("mode %d", uint8(m))
+	return "mode " + strconv.Itoa(int(m))
 }
 
 // Charity is a room's ping charity setting and the value in effect.

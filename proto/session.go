@@ -83,7 +83,7 @@ func (*Welcome) Type() Type { return TypeWelcome }
 
 func (m *Welcome) encode(w *writer) {
 	if m.TickRate == 0 || m.TickRate > MaxTickRate {
-		w.fail(invalidf("tick rate %d out of range 1..%d", m.TickRate, MaxTickRate))
+		w.fail(invalidErr(tickRateRange(m.TickRate)))
 		return
 	}
 	w.u8(m.Player)
@@ -103,7 +103,7 @@ func (m *Welcome) decode(r *reader) {
 	m.Token = r.bytes("reconnect token", MaxTokenLen)
 	m.TickRate = r.u32("tick rate")
 	if r.err == nil && (m.TickRate == 0 || m.TickRate > MaxTickRate) {
-		r.invalid("tick rate %d out of range 1..%d", m.TickRate, MaxTickRate)
+		r.invalid(tickRateRange(m.TickRate))
 	}
 	m.Tick = r.uvarint("welcome tick")
 	m.ServerTime = r.varint("welcome server time")
@@ -142,4 +142,8 @@ func (m *Chat) encode(w *writer) {
 func (m *Chat) decode(r *reader) {
 	m.From = r.u8("chat from")
 	m.Text = r.str("chat text", MaxChatLen)
+}
+
+func tickRateRange(rate uint32) string {
+	return "tick rate " + utoa(uint64(rate)) + " out of range 1.." + utoa(MaxTickRate)
 }
