@@ -2,7 +2,6 @@ package clock
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +15,15 @@ const DefaultCharityCap = 250 * time.Millisecond
 
 // ErrCharity is wrapped by every error of ParseCharity and UnmarshalText.
 var ErrCharity = errors.New("clock: invalid charity")
+
+// charityError is ErrCharity followed by detail, as fmt.Errorf("%w...") made
+// it, without linking fmt into the wasm client.
+type charityError struct{ detail string }
+
+func (e *charityError) Error() string { return ErrCharity.Error() + e.detail }
+func (e *charityError) Unwrap() error { return ErrCharity }
+
+func charityErr(detail string) error { return &charityError{detail} }
 
 // Charity is the room setting that moves perceived lag from low-ping players
 // to high-ping ones (netcode.md, section 3). The three modes worth offering
@@ -44,19 +52,19 @@ func ParseCharity(s string) (Charity, error) {
 	t := strings.TrimSpace(s)
 	switch {
 	case t == "":
-		return Charity{}, fmt.Errorf("%w: empty; want a duration like \"50ms\", \"auto\" or \"0\"", ErrCharity)
+		return Charity{}, charityErr(`: empty; want a duration like "50ms", "auto" or "0"`)
 	case strings.EqualFold(t, "auto"):
 		return AutoCharity, nil
 	}
 	d, err := time.ParseDuration(t)
 	if err != nil {
 		if strings.Trim(t, "+-.0123456789") == "" {
-			return Charity{}, fmt.Errorf("%w %q: missing unit; write e.g. %q", ErrCharity, s, t+"ms")
+			return Charity{}, charityErr(" " + strconv.Quote(s) + ": missing unit; write e.g. " + strconv.Quote(t+"ms"))
 		}
-		return Charity{}, fmt.Errorf("%w %q: want a duration like \"50ms\", \"auto\" or \"0\"", ErrCharity, s)
+		return Charity{}, charityErr(" " + strconv.Quote(s) + `: want a duration like "50ms", "auto" or "0"`)
 	}
 	if d < 0 {
-		return Charity{}, fmt.Errorf("%w %q: negative", ErrCharity, s)
+		return Charity{}, charityErr(" " + strconv.Quote(s) + ": negative")
 	}
 	return Charity{Fixed: d}, nil
 }
