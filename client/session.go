@@ -8,7 +8,6 @@ package client
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"webtron/clock"
@@ -98,6 +97,14 @@ type Stats struct {
 // ErrClosed is returned by Receive when the server closed the session with
 // an Error message; it wraps the server's reason.
 var ErrClosed = errors.New("client: closed by server")
+
+// closedError is what fmt.Errorf("%w: %w", ErrClosed, m) made, without
+// linking fmt into the wasm client: errors.Is finds ErrClosed and errors.As
+// the *proto.Error with its close code.
+type closedError struct{ m *proto.Error }
+
+func (e *closedError) Error() string   { return ErrClosed.Error() + ": " + e.m.Error() }
+func (e *closedError) Unwrap() []error { return []error{ErrClosed, e.m} }
 
 // New makes a session; send Hello's message first.
 func New(opt Options) *Session {
@@ -210,7 +217,7 @@ func (s *Session) Receive(now time.Duration, msg []byte) error {
 		}
 		return s.welcome(now, m)
 	case *proto.Error:
-		return fmt.Errorf("%w: %w", ErrClosed, m) // errors.As finds the code
+		return &closedError{m} // errors.As finds the code
 	}
 	if !s.started {
 		return nil // on a datagram link, news can overtake the welcome: it brings them again
@@ -242,7 +249,7 @@ func (s *Session) Receive(now time.Duration, msg []byte) error {
 		}
 	default:
 		s.stats.ProtocolErrors++
-		return fmt.Errorf("client: unexpected %v", m.Type())
+		return errors.New("client: unexpected " + m.Type().String())
 	}
 	return nil
 }
