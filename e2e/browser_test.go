@@ -1,0 +1,259 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"webtron/client"
+	"webtron/clock"
+	"webtron/sim"
+)
+
+// pageState is window.webtron.state(), the page's read-only test hook.
+type pageState struct {
+	Tick    int64 `json:"tick"`
+	You     int   `json:"you"`
+	Players []struct {
+		ID    int     `json:"id"`
+		Name  string  `json:"name"`
+		X     float64 `json:"x"`
+		Y     float64 `json:"y"`
+		Dir   int     `json:"dir"`
+		Alive bool    `json:"alive"`
+		Score int     `json:"score"`
+	} `json:"players"`
+	PingMs         float64 `json:"ping_ms"`
+	LeadMs         float64 `json:"lead_ms"`
+	EventsSent     int64   `json:"events_sent"`
+	EventsReceived int64   `json:"events_received"`
+}
+
+func (s pageState) player(id int) (x, y float64, dir int, ok bool) {
+	for _, p := range s.Players {
+		if p.ID == id {
+			return p.X, p.Y, p.Dir, p.Alive
+		}
+	}
+	return 0, 0, 0, false
+}
+
+func browserTests(t *testing.T) {
+	t.Helper()
+	if os.Getenv("WEBTRON_BROWSER_TESTS") == "" {
+		t.Skip("set WEBTRON_BROWSER_TESTS=1 (make test-browser) to run the browser tests")
+	}
+}
+
+// browser starts headless Chromium with the flags this machine needs.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	exec := "/usr/bin/chromium"
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		exec = p
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exec), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true),
+		chromedp.Flag("use-gl", "angle"), chromedp.Flag("use-angle", "swiftshader"), chromedp.Flag("enable-unsafe-swiftshader", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(960, 600),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	bctx, cancel2 := chromedp.NewContext(actx)
+	t.Cleanup(cancel2)
+	if _, err := chromedp.Run(bctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return bctx
+}
+
+// page opens a tab on url and collects its console errors and exceptions.
+type page struct {
+	ctx  context.Context
+	mu   sync.Mutex
+	errs []string
+}
+
+func openPage(t *testing.T, bctx context.Context, url string) *page {
+	t.Helper()
+	p := &page{}
+	listen := func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError {
+				var parts []string
+				for _, a := range ev.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				p.mu.Lock()
+				p.errs = append(p.errs, "console.error: "+strings.Join(parts, " "))
+				p.mu.Unlock()
+			}
+		case *runtime.EventExceptionThrown:
+			p.mu.Lock()
+			d := ev.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			p.errs = append(p.errs, "exception: "+msg)
+			p.mu.Unlock()
+		}
+	}
+	ctx, cancel := chromedp.NewContext(bctx, chromedp.WithListener(listen))
+	t.Cleanup(cancel)
+	p.ctx = ctx
+	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("navigate %s: %v", url, err)
+	}
+	return p
+}
+
+func (p *page) state(t *testing.T) pageState {
+	t.Helper()
+	js, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`JSON.stringify(window.webtron ? window.webtron.state() : {tick:0,you:-1,players:[]})`))
+	if err != nil {
+		t.Fatalf("reading window.webtron.state(): %v", err)
+	}
+	var s pageState
+	if err := json.Unmarshal([]byte(js), &s); err != nil {
+		t.Fatalf("state %q: %v", js, err)
+	}
+	return s
+}
+
+// waitFor polls cond every 20 ms until it holds or the time runs out.
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestBrowserTwoPages: two pages join one room; page A turns; page B shows
+// A's turn at the same tick as the server's history (the corner where A
+// turned is the same to the millimetre in B's view and in the history a
+// spectator receives); the canvas is drawn; no console errors.
+func TestBrowserTwoPages(t *testing.T) {
+	browserTests(t)
+	addr := startServer(t, clock.FixedCharity(50*time.Millisecond))
+	room := fmt.Sprintf("e2e-%d", time.Now().UnixNano()%1e6)
+	w := watch(t, addr, room)
+	bctx := browser(t)
+	a := openPage(t, bctx, "http://"+addr+"/?room="+room+"&name=Alice")
+	b := openPage(t, bctx, "http://"+addr+"/?room="+room+"&name=Bob")
+
+	var sa, sb pageState
+	waitFor(t, "both pages to be welcomed", 20*time.Second, func() bool {
+		sa, sb = a.state(t), b.state(t)
+		return sa.You >= 0 && sb.You >= 0 && len(sb.Players) >= 2
+	})
+	idA := sa.You
+	// Wait for the countdown to end: A moves.
+	var x0, y0 float64
+	waitFor(t, "A to move", 20*time.Second, func() bool {
+		x, y, _, alive := a.state(t).player(idA)
+		moved := alive && x0 != 0 && (x != x0 || y != y0)
+		x0, y0 = x, y
+		return moved
+	})
+	_, _, dir0, _ := a.state(t).player(idA)
+	if _, err := chromedp.Run(a.ctx, chromedp.KeyEvent(kb.ArrowLeft)); err != nil {
+		t.Fatal(err)
+	}
+	want := (dir0 + 1) % 4
+
+	// B sees the turn (a remote event: applied by rollback when it arrives).
+	var cornerB float64
+	waitFor(t, "B to see A's turn", 10*time.Second, func() bool {
+		x, y, dir, _ := b.state(t).player(idA)
+		cornerB = x
+		if want%2 == 0 { // now heading east or west: y is the corner's
+			cornerB = y
+		}
+		return dir == want
+	})
+	// The server's history, as a spectator received it.
+	var cornerH float64
+	var turnTick int64 = -1
+	waitFor(t, "the spectator to see A's turn", 10*time.Second, func() bool {
+		ok := false
+		w.with(func(s *client.Session) {
+			if s.State() == nil {
+				return
+			}
+			c := s.State().Cycle(idA)
+			if int(c.Dir) != want {
+				return
+			}
+			cornerH = float64(c.X) / sim.Meter
+			if want%2 == 0 {
+				cornerH = float64(c.Y) / sim.Meter
+			}
+			for _, te := range s.Timeline().Log.From(0) {
+				if int(te.Ev.Player) == idA && te.Ev.Kind == sim.EvTurnLeft {
+					turnTick = te.Tick
+				}
+			}
+			ok = true
+		})
+		return ok
+	})
+	if math.Abs(cornerB-cornerH) > 0.002 {
+		t.Errorf("A's corner in B's view %.3f m, in the server's history %.3f m (turn at tick %d): B applied the turn at another tick", cornerB, cornerH, turnTick)
+	}
+	t.Logf("A turned at tick %d; corner %.3f m in B's view and in the history", turnTick, cornerH)
+
+	dir := artifacts(t)
+	for name, p := range map[string]*page{"a": a, "b": b} {
+		shot, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "two-pages-"+name+".png"), shot, 0o644)
+		if blank(t, shot) {
+			t.Errorf("page %s: the screenshot is blank", name)
+		}
+		p.mu.Lock()
+		for _, e := range p.errs {
+			t.Errorf("page %s: %s", name, e)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// blank reports whether a screenshot is one flat colour (nothing drawn).
+func blank(t *testing.T, shot []byte) bool {
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	colors := map[uint32]bool{}
+	bnd := img.Bounds()
+	for y := bnd.Min.Y; y < bnd.Max.Y; y += 7 {
+		for x := bnd.Min.X; x < bnd.Max.X; x += 7 {
+			r, g, b, _ := img.At(x, y).RGBA()
+			colors[r>>11<<10|g>>11<<5|b>>11] = true
+		}
+	}
+	return len(colors) < 8
+}
