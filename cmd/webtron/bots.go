@@ -1,0 +1,102 @@
+//go:build !js
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+	"time"
+
+	"webtron/headless"
+)
+
+func init() {
+	commands["bots"] = command{summary: "connect headless bot players to a server (load test)", run: runBots}
+}
+
+// runBots plays --count headless players against a running server for
+// --duration and prints what they saw. It fails on any desync, protocol
+// error, failed connection or drop, so it doubles as a smoke test:
+//
+//	webtron bots --url ws://127.0.0.1:8080 --count 16 --rooms 2 --duration 30s
+//	webtron bots --url ws://127.0.0.1:8080 --count 4 --room shared --prefix a-   # several processes meet
+func runBots(args []string) error {
+	fs := flag.NewFlagSet("bots", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o := headless.SwarmOptions{}
+	fs.StringVar(&o.URL, "url", "ws://127.0.0.1:8080", "server WebSocket URL (the /ws path is added when missing)")
+	fs.IntVar(&o.Count, "count", 8, "players")
+	fs.IntVar(&o.Rooms, "rooms", 1, "rooms to spread the players over (bots-1..bots-R)")
+	fs.StringVar(&o.Room, "room", "", "put every player in this one room instead")
+	fs.StringVar(&o.Prefix, "prefix", "bot-", "player name prefix (names are PREFIX1..PREFIXN)")
+	fs.DurationVar(&o.Duration, "duration", 30*time.Second, "how long to play once connected")
+	fs.DurationVar(&o.Frame, "frame", time.Second/240, "client frame interval")
+	fs.DurationVar(&o.BrakeEvery, "brake-every", 300*time.Millisecond, "mean interval of extra brake taps (0: none)")
+	fs.BoolVar(&o.MindReader, "mind-reader", false, "negative input delay")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the bots and their timing")
+	fs.IntVar(&o.Parallel, "parallel", 16, "connections opened at once")
+	origin := fs.String("origin", "", "Origin header to send (default: none, as a non-browser client)")
+	asJSON := fs.Bool("json", false, "print the report as JSON (pairs as in the lab's report)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process to the file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "usage: webtron bots [flags]")
+			fs.SetOutput(os.Stderr)
+			fs.PrintDefaults()
+			return nil
+		}
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case o.Count < 1:
+		return fmt.Errorf("--count %d: need at least one player", o.Count)
+	case o.Rooms < 1:
+		return fmt.Errorf("--rooms %d: need at least one room", o.Rooms)
+	case o.Duration <= 0:
+		return fmt.Errorf("--duration %v: must be positive", o.Duration)
+	case !strings.HasPrefix(o.URL, "ws://") && !strings.HasPrefix(o.URL, "wss://"):
+		return fmt.Errorf("--url %q: want ws://host:port or wss://host:port", o.URL)
+	}
+	if *origin != "" {
+		o.Header = map[string][]string{"Origin": {*origin}}
+	}
+	o.Progress = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "bots: "+format+"\n", a...) }
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r, err := headless.Swarm(ctx, o)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	} else {
+		r.Print(os.Stdout)
+	}
+	return r.Check()
+}

@@ -1,0 +1,185 @@
+//go:build !js
+
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	_ "net/http/pprof" // for --pprof, on its own listener
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"webtron/clock"
+	"webtron/server"
+)
+
+func init() {
+	commands["serve"] = command{summary: "run the game server (default)", run: runServe}
+}
+
+// serveFlags are serve's flags; each can also come from the environment
+// variable named beside it (the flag wins when both are given).
+type serveFlags struct {
+	addr, charity, rule, data, origin string
+	pprof                             string
+	tickRate                          int64
+	cap                               time.Duration
+	bots, seats, maxRooms, maxPlayers int
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
+	fs.StringVar(&f.addr, "addr", ":8080", "listen address")
+	fs.Int64Var(&f.tickRate, "tick-rate", 120, "simulation ticks per second")
+	fs.StringVar(&f.charity, "charity", "auto", "ping charity: a duration like 50ms, auto (equal lag for all), or 0")
+	fs.DurationVar(&f.cap, "charity-cap", clock.DefaultCharityCap, "upper bound of the charity in every mode")
+	fs.StringVar(&f.rule, "charity-rule", "webtron", "lead and leniency rule: webtron or armagetron")
+	fs.IntVar(&f.bots, "bots", 3, "bots per room (they give their seats to humans between rounds)")
+	fs.IntVar(&f.seats, "seats", 8, "cycles per room, humans and bots")
+	fs.IntVar(&f.maxRooms, "max-rooms", 100, "rooms open at once")
+	fs.IntVar(&f.maxPlayers, "max-players", 2000, "connections at once, spectators included")
+	fs.StringVar(&f.data, "data", server.DefaultDataDir(), "data directory (replays, desync dumps); empty writes none")
+	fs.StringVar(&f.origin, "origin", "", "extra allowed WebSocket origins, comma-separated host patterns (e.g. *.example.com)")
+	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
+	return map[string]string{"addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
+		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS",
+		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
+		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF"}
+}
+
+// serveOptions are what serve needs besides the server's configuration.
+type serveOptions struct {
+	addr, pprof string
+}
+
+// parseServe reads flags and environment into a server configuration.
+func parseServe(args []string) (server.Config, serveOptions, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var f serveFlags
+	env := f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stderr)
+			fmt.Fprintln(os.Stderr, "usage: webtron serve [flags]  (each flag also reads the environment variable shown)")
+			fs.VisitAll(func(fl *flag.Flag) { fl.Usage += " [" + env[fl.Name] + "]" })
+			fs.PrintDefaults()
+		}
+		return server.Config{}, serveOptions{}, err
+	}
+	if fs.NArg() > 0 {
+		return server.Config{}, serveOptions{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	for name, v := range env {
+		if val, ok := os.LookupEnv(v); ok && !set[name] {
+			if err := fs.Set(name, val); err != nil {
+				return server.Config{}, serveOptions{}, fmt.Errorf("invalid value %q for %s (--%s): %v", val, v, name, err)
+			}
+		}
+	}
+	charity, err := clock.ParseCharity(f.charity)
+	if err != nil {
+		return server.Config{}, serveOptions{}, fmt.Errorf("--charity: %w", err)
+	}
+	var rule clock.Rule
+	switch strings.ToLower(f.rule) {
+	case "webtron":
+		rule = clock.RuleWebtron
+	case "armagetron":
+		rule = clock.RuleArmagetron
+	default:
+		return server.Config{}, serveOptions{}, fmt.Errorf("--charity-rule: %q is neither webtron nor armagetron", f.rule)
+	}
+	checks := []struct {
+		bad  bool
+		flag string
+		msg  string
+	}{
+		{f.tickRate < 10 || f.tickRate > 1000, "tick-rate", "must be 10..1000"},
+		{f.cap <= 0, "charity-cap", "must be positive"},
+		{f.seats < 1 || f.seats > 32, "seats", "must be 1..32"},
+		{f.bots < 0 || f.bots > f.seats, "bots", "must be 0..seats"},
+		{f.maxRooms < 1, "max-rooms", "must be at least 1"},
+		{f.maxPlayers < 1, "max-players", "must be at least 1"},
+	}
+	for _, c := range checks {
+		if c.bad {
+			v := fs.Lookup(c.flag).Value.String()
+			return server.Config{}, serveOptions{}, fmt.Errorf("--%s %s: %s", c.flag, v, c.msg)
+		}
+	}
+	cfg := server.Config{TickRate: f.tickRate, Policy: clock.Policy{Charity: charity, Cap: f.cap, Rule: rule},
+		Bots: f.bots, Seats: f.seats, MaxRooms: f.maxRooms, MaxPlayers: f.maxPlayers, DataDir: f.data}
+	for _, o := range strings.Split(f.origin, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			cfg.Origins = append(cfg.Origins, o)
+		}
+	}
+	return cfg, serveOptions{addr: f.addr, pprof: f.pprof}, nil
+}
+
+// runServe runs the game server until SIGINT or SIGTERM, then closes every
+// room (writing their replays) within five seconds.
+func runServe(args []string) error {
+	cfg, opt, err := parseServe(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	cfg.Logger = newLogger()
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", opt.addr)
+	if err != nil {
+		return fmt.Errorf("--addr %s: %w", opt.addr, err)
+	}
+	if opt.pprof != "" {
+		// The profiler gets its own listener so it is never exposed with the game.
+		pl, err := net.Listen("tcp", opt.pprof)
+		if err != nil {
+			return fmt.Errorf("--pprof %s: %w", opt.pprof, err)
+		}
+		go http.Serve(pl, http.DefaultServeMux)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	cfg.Logger.Info("webtron: listening", "addr", ln.Addr().String(), "tick_rate", cfg.TickRate,
+		"charity", cfg.Policy.Charity.String(), "rule", cfg.Policy.Rule.String(), "bots", cfg.Bots,
+		"seats", cfg.Seats, "data", cfg.DataDir)
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	stop() // a second signal kills the process the usual way
+	cfg.Logger.Info("webtron: shutting down")
+	shut, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
+	defer cancel()
+	err = srv.Shutdown(shut)
+	<-done
+	return err
+}
+
+// newLogger logs text to a terminal and JSON otherwise (log collectors).
+func newLogger() *slog.Logger {
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, nil))
+}

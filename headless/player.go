@@ -1,0 +1,189 @@
+// Package headless plays Webtron without a browser: client.Session and a
+// bot.Bot over a real WebSocket, for load tests (`webtron bots`) and for the
+// server's end-to-end tests. One goroutine per connection reads; frames
+// (clock, simulation, the bot's decisions) run on a few shared workers, so a
+// thousand players fit in one process.
+package headless
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"webtron/bot"
+	"webtron/client"
+	"webtron/history"
+	"webtron/proto"
+	"webtron/sim"
+)
+
+// Options configures one headless player.
+type Options struct {
+	URL        string // ws://host:port, with or without the /ws path
+	Name, Room string
+	Token      []byte // reconnect token from an earlier session
+	Spectate   bool
+	Seed       uint64 // the bot's seed; also its key-press timing
+	MindReader bool
+	// BrakeEvery, when > 0, adds brake taps at this mean interval: bots turn
+	// only a few times a minute, and the taps give the lag measurements
+	// more samples, as in the lab.
+	BrakeEvery time.Duration
+	// Idle connects and keeps the session going without ever pressing a key.
+	Idle   bool
+	Header http.Header // extra handshake headers (Origin)
+}
+
+// Player is one headless client connection.
+type Player struct {
+	opt   Options
+	ws    *websocket.Conn
+	start time.Time
+
+	mu       sync.Mutex // guards everything below
+	sess     *client.Session
+	bot      *bot.Bot
+	evs      []sim.Event
+	rng      uint64
+	decided  int64
+	lags     map[int][]time.Duration // remote player slot -> measured perceived lag
+	err      error
+	welcome  int // size of the Welcome message
+	welcomed chan struct{}
+
+	wmu  sync.Mutex // orders writes
+	out  [][]byte
+	done chan struct{} // closed when the reader has stopped
+}
+
+// ErrDropped wraps the reason a server closed a connection.
+var ErrDropped = errors.New("headless: dropped by server")
+
+// Dial connects, says hello and starts reading. Frames are driven by Run.
+func Dial(ctx context.Context, opt Options) (*Player, error) {
+	u := opt.URL
+	if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(u, "ws://"), "wss://"), "/") {
+		u = strings.TrimSuffix(u, "/") + "/ws"
+	}
+	ws, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: opt.Header})
+	if err != nil {
+		return nil, fmt.Errorf("headless: dial %s: %w", u, err)
+	}
+	ws.SetReadLimit(int64(proto.MaxSize(proto.TypeWelcome)))
+	p := &Player{opt: opt, ws: ws, start: time.Now(), rng: opt.Seed*0x9e3779b97f4a7c15 | 1, decided: -1,
+		lags: map[int][]time.Duration{}, welcomed: make(chan struct{}), done: make(chan struct{})}
+	p.sess = client.New(client.Options{Name: opt.Name, Room: opt.Room, Token: opt.Token, Spectate: opt.Spectate, MindReader: opt.MindReader})
+	p.sess.OnEvent = p.onEvent
+	hello := p.sess.Hello(p.now())
+	if err := ws.Write(ctx, websocket.MessageBinary, hello); err != nil {
+		ws.CloseNow()
+		return nil, fmt.Errorf("headless: hello: %w", err)
+	}
+	go p.readLoop()
+	return p, nil
+}
+
+func (p *Player) now() time.Duration { return time.Since(p.start) }
+
+// onEvent keeps the perceived lag of each remote player input (server-made
+// events such as spawns sit at the server's present and would skew it).
+func (p *Player) onEvent(ev history.TickEvent, lag time.Duration) {
+	if ev.Ev.Kind >= sim.EvTurnLeft && ev.Ev.Kind <= sim.EvBrakeOff {
+		p.lags[int(ev.Ev.Player)] = append(p.lags[int(ev.Ev.Player)], lag)
+	}
+}
+
+func (p *Player) readLoop() {
+	defer close(p.done)
+	buf := make([]byte, 0, 4096)
+	for {
+		msg, err := readInto(p.ws, buf[:0])
+		if err != nil {
+			p.fail(err)
+			return
+		}
+		buf = msg
+		p.mu.Lock()
+		err = p.sess.Receive(p.now(), msg)
+		if p.welcome == 0 && p.sess.Started() {
+			p.welcome = len(msg)
+			close(p.welcomed)
+		}
+		p.mu.Unlock()
+		if err != nil {
+			if errors.Is(err, client.ErrClosed) {
+				err = fmt.Errorf("%w: %v", ErrDropped, err)
+			}
+			p.fail(err)
+			p.ws.CloseNow()
+			return
+		}
+		p.flush()
+	}
+}
+
+// readInto reads one message, reusing buf's storage.
+func readInto(ws *websocket.Conn, buf []byte) ([]byte, error) {
+	_, r, err := ws.Reader(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// fail records why the session ended; a normal close is no failure.
+func (p *Player) fail(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return
+	}
+	if s := websocket.CloseStatus(err); s == websocket.StatusNormalClosure && !errors.Is(err, ErrDropped) {
+		err = nil
+	}
+	p.err = err
+	if p.err == nil {
+		p.err = errClosed
+	}
+}
+
+var errClosed = errors.New("headless: closed")
+
+// flush sends what the session queued, in order.
+func (p *Player) flush() {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	p.mu.Lock()
+	p.out = p.sess.Outgoing(p.out[:0])
+	p.mu.Unlock()
+	if len(p.out) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, b := range p.out {
+		if err := p.ws.Write(ctx, websocket.MessageBinary, b); err != nil {
+			p.fail(err)
+			return
+		}
+	}
+}

@@ -1,0 +1,257 @@
+// Package replay stores a room's history in files that re-simulate offline:
+// every finished round (a replay) and every desync the server detected (a
+// dump that reproduces the server's side of the divergence). `webtron replay`
+// reads them back, steps the simulation from the recorded start snapshot and
+// checks every recorded hash.
+//
+// File layout (all integers little-endian or varints, as noted):
+//
+//	magic    "WTRP"
+//	version  u8 (Version)
+//	length   u32: the whole file's size, checksum included, so that a
+//	         truncated file is named as such rather than as corrupt
+//	sections tag u8, uvarint length, payload; each tag at most once, unknown
+//	         tags skipped (a newer writer of the same version may add some)
+//	crc      u32: CRC-32 (IEEE) of every byte before it
+//
+// Sections: meta (kind, room, round number, creation time, start and end
+// tick), names (player slot and name), start (sim.State.AppendBinary at the
+// start tick), events (tick-delta encoded like the wire protocol), hashes,
+// and desync (only in dumps: player, tick, the client's and the server's hash).
+package replay
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"time"
+
+	"webtron/history"
+	"webtron/sim"
+)
+
+// Magic starts every replay file.
+const Magic = "WTRP"
+
+// Version is the format version written; Read refuses others.
+const Version = 1
+
+// Ext is the file name extension of replays and desync dumps.
+const Ext = ".wtr"
+
+// MaxFileSize bounds what Read accepts. A round of a full room at 120 Hz for
+// ten minutes is a few hundred kilobytes; this leaves a wide margin while
+// keeping a hostile file from making the reader allocate without bound.
+const MaxFileSize = 64 << 20
+
+// Kind says what a file records.
+type Kind uint8
+
+// Kinds of files.
+const (
+	KindRound  Kind = 1 // one round of a room, start to end
+	KindDesync Kind = 2 // the history around a client's hash mismatch
+)
+
+// String names the kind for summaries.
+func (k Kind) String() string {
+	switch k {
+	case KindRound:
+		return "round"
+	case KindDesync:
+		return "desync"
+	}
+	return "unknown"
+}
+
+// Desync is what a client reported and what the server had instead.
+type Desync struct {
+	Player       int
+	Tick         int64
+	Client, Want uint64
+}
+
+// File is the content of one replay file.
+type File struct {
+	Kind    Kind
+	Room    string
+	Round   int64     // the room's count of recorded rounds, from 1
+	Created time.Time // stored to the millisecond
+	// Names holds each player slot's display name; empty for a free slot.
+	Names  []string
+	Record history.RoundRecord
+	Desync *Desync // KindDesync only
+}
+
+// Section tags.
+const (
+	tagMeta   = 1
+	tagNames  = 2
+	tagStart  = 3
+	tagEvents = 4
+	tagHashes = 5
+	tagDesync = 6
+)
+
+// headerLen is magic, version and length.
+const headerLen = len(Magic) + 1 + 4
+
+// Marshal encodes f. It fails only for content Read would refuse, so that the
+// server never writes a file it cannot read back.
+func Marshal(f *File) ([]byte, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	b := append([]byte(Magic), Version, 0, 0, 0, 0)
+	var w []byte
+	w = append(w, byte(f.Kind))
+	w = appendString(w, f.Room)
+	w = binary.AppendUvarint(w, uint64(f.Round))
+	w = binary.AppendVarint(w, f.Created.UnixMilli())
+	w = binary.AppendVarint(w, f.Record.StartTick)
+	w = binary.AppendVarint(w, f.Record.EndTick)
+	b = appendSection(b, tagMeta, w)
+
+	w = w[:0]
+	n := 0
+	for _, name := range f.Names {
+		if name != "" {
+			n++
+		}
+	}
+	w = binary.AppendUvarint(w, uint64(n))
+	for slot, name := range f.Names {
+		if name != "" {
+			w = append(w, byte(slot))
+			w = appendString(w, name)
+		}
+	}
+	b = appendSection(b, tagNames, w)
+	b = appendSection(b, tagStart, f.Record.Start)
+
+	w = binary.AppendUvarint(w[:0], uint64(len(f.Record.Events)))
+	prev := f.Record.StartTick
+	for _, te := range f.Record.Events {
+		w = binary.AppendVarint(w, te.Tick-prev)
+		prev = te.Tick
+		w = append(w, byte(te.Ev.Kind), te.Ev.Player)
+		w = binary.AppendUvarint(w, uint64(te.Ev.Seq))
+		w = binary.AppendVarint(w, int64(te.Ev.Arg))
+	}
+	b = appendSection(b, tagEvents, w)
+
+	w = binary.AppendUvarint(w[:0], uint64(len(f.Record.Hashes)))
+	prev = f.Record.StartTick
+	for _, h := range f.Record.Hashes {
+		w = binary.AppendVarint(w, h.Tick-prev)
+		prev = h.Tick
+		w = binary.LittleEndian.AppendUint64(w, h.Hash)
+	}
+	b = appendSection(b, tagHashes, w)
+
+	if d := f.Desync; d != nil {
+		w = append(w[:0], byte(d.Player))
+		w = binary.AppendVarint(w, d.Tick)
+		w = binary.LittleEndian.AppendUint64(w, d.Client)
+		w = binary.LittleEndian.AppendUint64(w, d.Want)
+		b = appendSection(b, tagDesync, w)
+	}
+	total := len(b) + 4
+	if total > MaxFileSize {
+		return nil, errors.New("replay: record too large to write")
+	}
+	binary.LittleEndian.PutUint32(b[len(Magic)+1:], uint32(total))
+	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b)), nil
+}
+
+// check refuses what the format cannot carry or the reader would refuse.
+func (f *File) check() error {
+	r := &f.Record
+	switch {
+	case f.Kind != KindRound && f.Kind != KindDesync:
+		return errors.New("replay: unknown kind")
+	case (f.Kind == KindDesync) != (f.Desync != nil):
+		return errors.New("replay: a desync dump needs its desync, and only it")
+	case len(f.Names) > sim.MaxPlayers:
+		return errors.New("replay: more names than player slots")
+	case r.EndTick < r.StartTick || r.StartTick < 0:
+		return errors.New("replay: end tick before start tick")
+	case len(r.Start) == 0:
+		return errors.New("replay: no start snapshot")
+	case f.Round < 0:
+		return errors.New("replay: negative round number")
+	}
+	if f.Desync != nil && (f.Desync.Player < 0 || f.Desync.Player >= sim.MaxPlayers) {
+		return errors.New("replay: desync player out of range")
+	}
+	return checkRecord(r)
+}
+
+// checkRecord refuses records the re-simulation could not follow: events out
+// of the round or out of order, unknown kinds, impossible players.
+func checkRecord(r *history.RoundRecord) error {
+	prev := r.StartTick
+	for i, te := range r.Events {
+		switch {
+		case te.Tick < prev || te.Tick >= r.EndTick:
+			return fmt.Errorf("replay: event %d at tick %d out of order or outside [%d, %d)", i, te.Tick, r.StartTick, r.EndTick)
+		case !te.Ev.Kind.Valid():
+			return fmt.Errorf("replay: event %d has unknown kind %d", i, te.Ev.Kind)
+		case te.Ev.Player >= sim.MaxPlayers:
+			return fmt.Errorf("replay: event %d names player %d", i, te.Ev.Player)
+		}
+		prev = te.Tick
+	}
+	prev = r.StartTick
+	for i, h := range r.Hashes {
+		if h.Tick < prev || h.Tick > r.EndTick {
+			return fmt.Errorf("replay: hash %d at tick %d out of order or outside [%d, %d]", i, h.Tick, r.StartTick, r.EndTick)
+		}
+		prev = h.Tick
+	}
+	return nil
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendSection(b []byte, tag byte, payload []byte) []byte {
+	b = append(b, tag)
+	b = binary.AppendUvarint(b, uint64(len(payload)))
+	return append(b, payload...)
+}
+
+// WriteFile writes f to path, creating its directory. It writes a temporary
+// file and renames it, so a crash or a full disk never leaves a half file
+// under the final name.
+func WriteFile(path string, f *File) error {
+	b, err := Marshal(f)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-*"+Ext)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("replay: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+func (s *Server) routes() {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ws", s.serveWS)
+	mux.HandleFunc("GET /healthz", s.serveHealth)
+	mux.HandleFunc("GET /api/rooms", s.serveRooms)
+	mux.Handle("GET /metrics", s.metrics.handler())
+	if s.cfg.Web != nil {
+		mux.Handle("/", s.cfg.Web)
+	} else {
+		mux.HandleFunc("/", s.serveStatus)
+	}
+	s.mux = mux
+}
+
+// RoomInfo is one entry of /api/rooms. The JSON keys are a contract: the
+// browser's landing page reads exactly these.
+type RoomInfo struct {
+	Name       string `json:"name"`
+	Players    int    `json:"players"`
+	Bots       int    `json:"bots"`
+	Spectators int    `json:"spectators"`
+}
+
+// Rooms lists the open rooms, sorted by name, with their population as of
+// each room's last tick.
+func (s *Server) Rooms() []RoomInfo {
+	s.mu.Lock()
+	list := make([]RoomInfo, 0, len(s.rooms))
+	for name, h := range s.rooms {
+		p := h.pop.Load()
+		list = append(list, RoomInfo{Name: name, Players: int(p.players), Bots: int(p.bots), Spectators: int(p.spectators)})
+	}
+	s.mu.Unlock()
+	slices.SortFunc(list, func(a, b RoomInfo) int { return strings.Compare(a.Name, b.Name) })
+	return list
+}
+
+func (s *Server) serveRooms(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(s.Rooms())
+}
+
+// serveHealth answers load balancers: 200 while serving, 503 once shutting
+// down so that traffic moves elsewhere before the connections close.
+func (s *Server) serveHealth(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if closing {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintln(w, "shutting down")
+		return
+	}
+	fmt.Fprintln(w, "ok")
+}
+
+var statusPage = template.Must(template.New("status").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Webtron server</title>
+<style>body{font:15px/1.4 system-ui,sans-serif;background:#05070d;color:#cde;margin:2em}
+table{border-collapse:collapse}td,th{padding:.2em .8em;border-bottom:1px solid #234;text-align:left}
+code{color:#6cf}</style></head><body>
+<h1>Webtron server</h1>
+<p>The game server is running. The browser client is not built into this binary;
+clients connect over WebSocket at <code>/ws</code>.</p>
+<h2>Rooms</h2>
+{{if .}}<table><tr><th>Room</th><th>Players</th><th>Bots</th><th>Spectators</th></tr>
+{{range .}}<tr><td>{{.Name}}</td><td>{{.Players}}</td><td>{{.Bots}}</td><td>{{.Spectators}}</td></tr>
+{{end}}</table>{{else}}<p>No room is open; the first player to connect opens one.</p>{{end}}
+<p><a href="/api/rooms">/api/rooms</a> · <a href="/metrics">/metrics</a> · <a href="/healthz">/healthz</a></p>
+</body></html>
+`))
+
+// serveStatus is the page at "/" until the web client is wired in.
+func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/" {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	statusPage.Execute(w, s.Rooms())
+}
+
+// popTotals sums the rooms' published populations.
+type popTotals struct {
+	rooms, conns, players, bots, spectators int
+}
+
+func (s *Server) population() popTotals {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := popTotals{rooms: len(s.rooms), conns: len(s.conns)}
+	for _, h := range s.rooms {
+		p := h.pop.Load()
+		t.players += int(p.players)
+		t.bots += int(p.bots)
+		t.spectators += int(p.spectators)
+	}
+	return t
+}

@@ -1,0 +1,163 @@
+// Package server is Webtron's game server: rooms of package room behind
+// WebSockets, one goroutine per room (Nakama's model), bounded per-connection
+// send queues so a slow client never delays a room's tick, replays written
+// for every round, and the operating endpoints (/healthz, /api/rooms,
+// /metrics).
+//
+// Each room goroutine owns its room.Room: a time.Ticker at the tick rate
+// calls Tick, and decoded messages arrive on a buffered channel and are
+// handled as they come. Each connection has a reader (the HTTP handler's
+// goroutine) and a writer goroutine; the room only ever appends to the
+// writer's queue without blocking, and drops the connection when it is full.
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"webtron/clock"
+	"webtron/proto"
+	"webtron/sim"
+)
+
+// Config is the server's configuration. Zero fields take the defaults noted.
+type Config struct {
+	TickRate   int64        // ticks per second (120)
+	Policy     clock.Policy // ping charity: mode, cap and rule
+	Bots       int          // bots per room, filling seats humans leave free (0: none)
+	Seats      int          // cycles per room (8)
+	MaxRooms   int          // rooms at once (100)
+	MaxPlayers int          // connections at once, spectators included (2000)
+	DataDir    string       // replays and desync dumps go under it; "" writes none
+	Origins    []string     // extra allowed WebSocket origins (path.Match patterns on the host)
+	// Web serves the browser client at "/"; nil serves a status page.
+	Web    http.Handler
+	Logger *slog.Logger // nil: slog.Default()
+
+	// Connection limits; tests shorten them.
+	HelloTimeout time.Duration // the first message must be a Hello by then (5 s)
+	IdleTimeout  time.Duration // a connection silent this long is closed (15 s)
+	WriteTimeout time.Duration // one message write (5 s)
+	// CloseGrace is how long Shutdown lets clients answer the close handshake
+	// before cutting their sockets (2 s): a stalled peer must not hold the
+	// process past its 5 s budget.
+	CloseGrace   time.Duration
+	SendQueue    int           // batches (one per room iteration) queued per connection before it counts as a slow reader (256)
+	MsgRate      float64       // messages per second per connection (120)
+	MsgBurst     float64       // burst of messages (240)
+	EmptyRoomTTL time.Duration // a room without humans is closed after this (30 s)
+	// Heartbeat and Ping override the room's intervals (100 ms each): they
+	// decide most of a player's downstream bandwidth.
+	Heartbeat, Ping time.Duration
+	Seed            uint64 // room seeds derive from it; 0 picks one from the clock
+	// Rules, when set, replaces Armagetron's default rules (arena size,
+	// speeds, round timings); its TickRate is replaced by TickRate.
+	Rules *sim.Config
+}
+
+// ErrConfig is wrapped by every configuration error.
+var ErrConfig = errors.New("server: invalid configuration")
+
+// Defaults fills zero fields and checks the rest.
+func (c *Config) Defaults() error {
+	if c.TickRate == 0 {
+		c.TickRate = 120
+	}
+	if c.Seats == 0 {
+		c.Seats = 8
+	}
+	if c.MaxRooms == 0 {
+		c.MaxRooms = 100
+	}
+	if c.MaxPlayers == 0 {
+		c.MaxPlayers = 2000
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.HelloTimeout, 5*time.Second)
+	def(&c.IdleTimeout, 15*time.Second)
+	def(&c.WriteTimeout, 5*time.Second)
+	def(&c.EmptyRoomTTL, 30*time.Second)
+	def(&c.CloseGrace, 2*time.Second)
+	if c.SendQueue <= 0 {
+		c.SendQueue = 256
+	}
+	if c.MsgRate <= 0 {
+		c.MsgRate = 120
+	}
+	if c.MsgBurst <= 0 {
+		c.MsgBurst = 2 * c.MsgRate
+	}
+	if c.Seed == 0 {
+		c.Seed = uint64(time.Now().UnixNano())
+	}
+	switch {
+	case c.TickRate < 1 || c.TickRate > proto.MaxTickRate:
+		return fmt.Errorf("%w: tick rate %d outside 1..%d", ErrConfig, c.TickRate, proto.MaxTickRate)
+	case c.Seats < 1 || c.Seats > sim.MaxPlayers:
+		return fmt.Errorf("%w: seats %d outside 1..%d", ErrConfig, c.Seats, sim.MaxPlayers)
+	case c.Bots < 0 || c.Bots > c.Seats:
+		return fmt.Errorf("%w: bots %d outside 0..seats (%d)", ErrConfig, c.Bots, c.Seats)
+	case c.MaxRooms < 1 || c.MaxPlayers < 1:
+		return fmt.Errorf("%w: max rooms and max players must be at least 1", ErrConfig)
+	case c.Policy.Cap < 0:
+		return fmt.Errorf("%w: negative charity cap", ErrConfig)
+	case c.Policy.Rule != clock.RuleWebtron && c.Policy.Rule != clock.RuleArmagetron:
+		return fmt.Errorf("%w: unknown charity rule %v", ErrConfig, c.Policy.Rule)
+	}
+	for _, o := range c.Origins {
+		if _, err := filepath.Match(o, ""); err != nil {
+			return fmt.Errorf("%w: origin pattern %q: %v", ErrConfig, o, err)
+		}
+	}
+	rules := c.rules()
+	if err := rules.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	return nil
+}
+
+// rules returns the simulation rules every room plays by.
+func (c *Config) rules() sim.Config {
+	r := sim.DefaultConfig()
+	if c.Rules != nil {
+		r = *c.Rules
+	}
+	r.TickRate = c.TickRate
+	return r
+}
+
+// DefaultDataDir is where replays go when no --data is given:
+// $XDG_DATA_HOME/webtron, else ~/.local/share/webtron, else ./webtron-data.
+func DefaultDataDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "webtron")
+	}
+	if h, err := os.UserHomeDir(); err == nil && h != "" {
+		return filepath.Join(h, ".local", "share", "webtron")
+	}
+	return "webtron-data"
+}
+
+// maxClientMessage is the largest message a client may send: the transport's
+// read limit.
+var maxClientMessage = func() int {
+	n := 0
+	for t := proto.Type(1); t < 32; t++ {
+		if t.FromClient() {
+			n = max(n, proto.MaxSize(t))
+		}
+	}
+	return n
+}()

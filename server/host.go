@@ -1,0 +1,293 @@
+package server
+
+import (
+	"sync/atomic"
+	"time"
+
+	"webtron/history"
+	"webtron/proto"
+	"webtron/room"
+)
+
+// inbound is one thing for a room goroutine to handle: a join (Hello), a
+// message, a leave, or a function to run on the room (tests, inspection).
+type inbound struct {
+	c     *conn
+	msg   proto.Message
+	leave bool
+	fn    func(*room.Room)
+}
+
+// counts is a room's population, published after each tick for /api/rooms
+// and the gauges without touching the room from another goroutine.
+type counts struct {
+	players, bots, spectators int32
+}
+
+// roomHost is the goroutine that owns one room.Room.
+type roomHost struct {
+	srv   *Server
+	name  string
+	room  *room.Room
+	inbox chan inbound
+	stop  chan struct{} // closed by Shutdown
+	done  chan struct{} // closed when the goroutine has returned
+
+	// Guarded by srv.mu: connections attached (including joins in flight);
+	// reclaimed marks a host removed from srv.rooms.
+	refs      int
+	reclaimed bool
+
+	pop      atomic.Pointer[counts]
+	conns    map[room.ConnID]*conn // owned by the goroutine
+	dropped  []*conn               // closed during a room call; Leave follows it
+	touched  []*conn               // connections with messages pending in this iteration
+	rounds   int64
+	last     room.Stats
+	empty    time.Duration // when the room became empty, or -1
+	lastIdle time.Duration
+	lastDump time.Duration // newest desync dump: one per dumpEvery at most
+}
+
+// dumpEvery spaces a room's desync dumps: a client that keeps diverging
+// would otherwise write one every hash report.
+const dumpEvery = 10 * time.Second
+
+func newRoomHost(s *Server, name string, seed uint64) (*roomHost, error) {
+	h := &roomHost{srv: s, name: name, inbox: make(chan inbound, 1024), stop: make(chan struct{}),
+		done: make(chan struct{}), conns: map[room.ConnID]*conn{}, empty: -1}
+	h.pop.Store(&counts{})
+	cfg := s.roomConfig(seed)
+	cfg.OnRound = h.onRound
+	cfg.OnDesync = h.onDesync
+	r, err := room.New(name, cfg, s.now(), h.send)
+	if err != nil {
+		return nil, err
+	}
+	h.room = r
+	return h, nil
+}
+
+// send is the room's transport. Messages wait until the end of the room's
+// current iteration (a tick, or one inbound message) and then go to the
+// writer as one batch, which it writes in one system call: a tick's
+// heartbeat, ping and roster cost one write instead of three. An Error from
+// the room (a reconnect replacing this connection) closes the connection,
+// whose writer then sends that Error itself.
+func (h *roomHost) send(id room.ConnID, b []byte) {
+	c := h.conns[id]
+	if c == nil {
+		return
+	}
+	if len(b) > 0 && proto.Type(b[0]) == proto.TypeError {
+		if m, err := proto.Decode(b); err == nil {
+			c.close(errorReason(m.(*proto.Error)))
+			h.dropped = append(h.dropped, c)
+			return
+		}
+	}
+	if len(c.pend) == 0 {
+		h.touched = append(h.touched, c)
+	}
+	c.pend = append(c.pend, b)
+}
+
+// flush hands each connection its batch of this iteration; never blocks.
+func (h *roomHost) flush() {
+	for _, c := range h.touched {
+		if batch := c.pend; len(batch) > 0 {
+			c.pend = nil
+			if !c.enqueue(batch) {
+				h.dropped = append(h.dropped, c)
+			}
+		}
+	}
+	clear(h.touched)
+	h.touched = h.touched[:0]
+}
+
+// run is the room's goroutine. It never waits on a client: input comes
+// through the inbox, output goes to non-blocking queues.
+func (h *roomHost) run() {
+	defer close(h.done)
+	t := time.NewTicker(time.Second / time.Duration(h.srv.cfg.TickRate))
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if !h.tick() {
+				return
+			}
+		case in := <-h.inbox:
+			h.drain(in)
+		case <-h.stop:
+			h.shutdown()
+			return
+		}
+	}
+}
+
+// drain handles in and whatever else has arrived, then sends: under load
+// the answers to several messages share one write per client.
+func (h *roomHost) drain(in inbound) {
+	h.handle(in)
+	for range maxDrain {
+		select {
+		case in = <-h.inbox:
+			h.handle(in)
+		default:
+			h.settle(h.srv.now())
+			return
+		}
+	}
+	h.settle(h.srv.now())
+}
+
+// maxDrain bounds the inbound messages handled before the room's output goes
+// out (and the ticker gets its turn).
+const maxDrain = 64
+
+// handle handles one inbound message; the caller settles afterwards.
+func (h *roomHost) handle(in inbound) {
+	now := h.srv.now()
+	switch {
+	case in.fn != nil:
+		in.fn(h.room)
+	case in.leave:
+		if _, ok := h.conns[in.c.id]; ok {
+			delete(h.conns, in.c.id)
+			h.room.Leave(in.c.id, now)
+		}
+	case in.c.closing():
+		// Closed while the message waited (slow reader, replaced): the leave follows.
+	default:
+		if hello, ok := in.msg.(*proto.Hello); ok && h.conns[in.c.id] == nil {
+			h.conns[in.c.id] = in.c
+			if e := h.room.Join(in.c.id, hello, now); e != nil {
+				delete(h.conns, in.c.id)
+				in.c.close(errorReason(e))
+			}
+		} else if e := h.room.Receive(in.c.id, in.msg, now); e != nil {
+			in.c.close(errorReason(e))
+			h.dropped = append(h.dropped, in.c)
+		}
+	}
+}
+
+// settle sends the iteration's messages and lets the room forget the
+// connections dropped meanwhile.
+func (h *roomHost) settle(now time.Duration) {
+	h.flush()
+	for len(h.dropped) > 0 {
+		c := h.dropped[0]
+		h.dropped = h.dropped[1:]
+		if _, ok := h.conns[c.id]; ok {
+			delete(h.conns, c.id)
+			h.room.Leave(c.id, now)
+		}
+	}
+	h.dropped = h.dropped[:0]
+}
+
+// tick advances the room, records its numbers, closes silent connections and
+// reclaims the room once it has been empty long enough. It returns false
+// when the room is gone.
+func (h *roomHost) tick() bool {
+	m := h.srv.metrics
+	start := time.Now()
+	now := h.srv.now()
+	before := h.room.Now()
+	if err := h.room.Tick(now); err != nil {
+		h.srv.log.Error("server: room tick failed", "room", h.name, "err", err)
+	}
+	m.tickDuration.Observe(time.Since(start).Seconds())
+	if h.room.Now() > before {
+		m.tickLateness.Observe(max(h.room.Stats.TickLateness, 0).Seconds())
+	}
+	st := &h.room.Stats
+	for _, d := range st.RollbackTicks {
+		m.rollback.Observe(float64(d))
+	}
+	st.RollbackTicks = st.RollbackTicks[:0]
+	m.events.WithLabelValues("accepted").Add(float64(st.Events - h.last.Events))
+	m.events.WithLabelValues("postponed").Add(float64(st.Postponed - h.last.Postponed))
+	m.events.WithLabelValues("refused").Add(float64(st.Refused - h.last.Refused))
+	m.desyncs.Add(float64(st.Desyncs - h.last.Desyncs))
+	h.last = *st
+	h.settle(now)
+
+	players, specs := h.room.Humans()
+	h.pop.Store(&counts{players: int32(players), bots: int32(h.room.Bots()), spectators: int32(specs)})
+	if now-h.lastIdle >= time.Second {
+		h.lastIdle = now
+		h.closeIdle(now)
+	}
+	switch {
+	case !h.room.Empty():
+		h.empty = -1
+	case h.empty < 0:
+		h.empty = now
+	case now-h.empty >= h.srv.cfg.EmptyRoomTTL && h.srv.reclaim(h):
+		h.room.Close()
+		h.srv.log.Info("server: room closed", "room", h.name, "reason", "empty")
+		return false
+	}
+	return true
+}
+
+// closeIdle drops connections that have sent nothing for too long: the room
+// pings every client, so a live one answers several times a second.
+func (h *roomHost) closeIdle(now time.Duration) {
+	for _, c := range h.conns {
+		if now-time.Duration(c.lastRecv.Load()) >= h.srv.cfg.IdleTimeout {
+			c.close(reasonIdle)
+			h.dropped = append(h.dropped, c)
+		}
+	}
+	h.settle(now)
+}
+
+// shutdown closes every connection and writes the round in progress.
+func (h *roomHost) shutdown() {
+	for _, c := range h.conns {
+		c.close(reasonShutdown)
+	}
+	h.room.Close()
+}
+
+func (h *roomHost) onRound(rec history.RoundRecord, names []string) {
+	// The record before the first round starts holds only joins.
+	if rec.EndTick-rec.StartTick < h.srv.cfg.TickRate {
+		return
+	}
+	m := h.srv.metrics
+	m.rounds.Inc()
+	h.rounds++
+	h.srv.replays.round(h.name, h.rounds, rec, names)
+}
+
+func (h *roomHost) onDesync(d room.Desync) {
+	h.srv.log.Warn("server: desync", "room", h.name, "player", d.Player, "tick", d.Tick,
+		"client", d.Client, "server", d.Want)
+	now := h.srv.now()
+	if h.lastDump != 0 && now-h.lastDump < dumpEvery {
+		return
+	}
+	h.lastDump = now
+	// The round in progress from its start reproduces the server's hash at
+	// the reported tick; the resync snapshot alone starts after it.
+	rec := h.room.Timeline().Round()
+	if d.Tick < rec.StartTick || d.Tick > rec.EndTick {
+		rec = history.RoundRecord{StartTick: d.SnapTick, EndTick: d.SnapTick, Start: d.Snapshot}
+	}
+	names := make([]string, 0, 32)
+	for _, p := range h.room.RosterNow().Players {
+		if !p.Spectator && int(p.ID) < 32 {
+			for len(names) <= int(p.ID) {
+				names = append(names, "")
+			}
+			names[p.ID] = p.Name
+		}
+	}
+	h.srv.replays.desync(h.name, rec, names, d)
+}

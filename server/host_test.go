@@ -1,0 +1,148 @@
+package server
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"webtron/proto"
+	"webtron/room"
+)
+
+// These tests run a room goroutine with connections that have no socket, on
+// synctest's fake clock: minutes of room time pass in milliseconds, and the
+// timers (idle, empty room, send queues) fire exactly.
+
+func newBareServer(t *testing.T, mutate func(*Config)) *Server {
+	cfg := Config{Logger: quiet, Rules: fastRules(), Seed: 1}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// join attaches a socketless connection to a room as the reader would.
+func join(t *testing.T, s *Server, roomName, name string) *conn {
+	c := newConn(s, nil, nil)
+	h, why := s.attach(c, roomName)
+	if why != nil {
+		t.Fatalf("attach: %v", why.text)
+	}
+	h.deliver(inbound{c: c, msg: &proto.Hello{Name: name, Room: roomName}})
+	return c
+}
+
+// leave ends a socketless connection as the reader would.
+func leave(s *Server, c *conn) {
+	c.close(reasonClient)
+	c.host.deliverLeave(c)
+	s.detach(c)
+}
+
+// drain empties a connection's queue as a writer would, until done.
+func drain(c *conn, done <-chan struct{}) {
+	go func() {
+		for {
+			select {
+			case <-c.send:
+				c.lastRecv.Store(int64(c.srv.now())) // and answers, like a live client
+			case <-done:
+				return
+			}
+		}
+	}()
+}
+
+func shutdown(t *testing.T, s *Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEmptyRoomIsReclaimed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newBareServer(t, func(c *Config) { c.Bots = 1 })
+		c := join(t, s, "r", "alice")
+		stop := make(chan struct{})
+		drain(c, stop)
+		time.Sleep(time.Second)
+		leave(s, c)
+		close(stop)
+		// The player keeps its seat for the reconnect grace (30 s), then the
+		// room waits EmptyRoomTTL (30 s) for someone to come back.
+		time.Sleep(55 * time.Second)
+		if n := len(s.Rooms()); n != 1 {
+			t.Fatalf("%d rooms after 55 s, want the room still open", n)
+		}
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if n := len(s.Rooms()); n != 0 {
+			t.Fatalf("%d rooms after 65 s, want it reclaimed", n)
+		}
+		shutdown(t, s)
+	})
+}
+
+func TestIdleConnectionIsClosed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newBareServer(t, func(c *Config) { c.SendQueue = 8192 })
+		c := join(t, s, "r", "sleepy")
+		time.Sleep(s.cfg.IdleTimeout - time.Second)
+		if c.closing() {
+			t.Fatal("closed before the idle timeout")
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if !c.closing() || c.why.label != "idle" {
+			t.Fatalf("closing %v, reason %q", c.closing(), c.why.label)
+		}
+		leave(s, c)
+		shutdown(t, s)
+	})
+}
+
+// TestSlowReaderIsDropped: a connection whose queue fills is dropped; the
+// room's ticks stay on time and a reading client carries on.
+func TestSlowReaderIsDropped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newBareServer(t, func(c *Config) { c.SendQueue = 8; c.Bots = 2 })
+		slow := join(t, s, "r", "slow")
+		fast := join(t, s, "r", "fast")
+		stop := make(chan struct{})
+		drain(fast, stop)
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if !slow.closing() || slow.why.label != "slow_reader" {
+			t.Fatalf("slow reader: closing %v, reason %q", slow.closing(), slow.why.label)
+		}
+		if fast.closing() {
+			t.Fatalf("reading client closed: %q", fast.why.label)
+		}
+		var tick int64
+		var connected map[string]bool
+		s.inspect(t, "r", func(r *room.Room) {
+			tick = r.Now()
+			connected = map[string]bool{}
+			for _, p := range r.RosterNow().Players {
+				connected[p.Name] = p.Connected
+			}
+		})
+		if want := int64(s.now() / (time.Second / time.Duration(s.cfg.TickRate))); tick < want-1 {
+			t.Fatalf("room at tick %d, want %d: a slow reader delayed it", tick, want)
+		}
+		if connected["slow"] || !connected["fast"] {
+			t.Fatalf("roster connected flags: %v", connected)
+		}
+		close(stop)
+		leave(s, slow)
+		leave(s, fast)
+		shutdown(t, s)
+	})
+}

@@ -1,0 +1,97 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are the server's Prometheus series, on a registry of its own so
+// that several servers (tests) never collide in the global one.
+type metrics struct {
+	reg          *prometheus.Registry
+	tickDuration prometheus.Histogram
+	tickLateness prometheus.Histogram
+	rollback     prometheus.Histogram
+	events       *prometheus.CounterVec
+	desyncs      prometheus.Counter
+	bytesIn      prometheus.Counter
+	bytesOut     prometheus.Counter
+	disconnects  *prometheus.CounterVec
+	rounds       prometheus.Counter
+	replays      *prometheus.CounterVec
+}
+
+// Metric names, for dashboards and for the load test that reads them back.
+const (
+	MetricRooms        = "webtron_rooms"
+	MetricPlayers      = "webtron_players"
+	MetricConnections  = "webtron_connections"
+	MetricTickDuration = "webtron_tick_duration_seconds"
+	MetricTickLateness = "webtron_tick_lateness_seconds"
+	MetricRollback     = "webtron_rollback_ticks"
+	MetricEvents       = "webtron_events_total"
+	MetricDesyncs      = "webtron_desyncs_total"
+	MetricBytes        = "webtron_bytes_total"
+	MetricDisconnects  = "webtron_disconnects_total"
+	MetricRounds       = "webtron_rounds_total"
+	MetricReplays      = "webtron_replays_total"
+)
+
+func newMetrics(s *Server) *metrics {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Tick work is tens to hundreds of microseconds; lateness is scheduling
+	// noise of a millisecond or so, and trouble beyond a tick (8.3 ms at 120 Hz).
+	fine := prometheus.ExponentialBuckets(25e-6, 2, 14) // 25 µs .. 0.2 s
+	m := &metrics{
+		reg: reg,
+		tickDuration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: MetricTickDuration,
+			Help: "Time a room spends in one Tick call.", Buckets: fine}),
+		tickLateness: prometheus.NewHistogram(prometheus.HistogramOpts{Name: MetricTickLateness,
+			Help: "How late a room processed a tick versus its nominal time.", Buckets: fine}),
+		rollback: prometheus.NewHistogram(prometheus.HistogramOpts{Name: MetricRollback,
+			Help: "Server rollback depth in ticks per late accepted event.", Buckets: []float64{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48}}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricEvents,
+			Help: "Proposed events by decision: accepted (on time), postponed, refused."}, []string{"result"}),
+		desyncs: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricDesyncs,
+			Help: "Client hash reports that differed from the server's confirmed hash."}),
+		bytesIn: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricBytes,
+			Help: "WebSocket message payload bytes.", ConstLabels: prometheus.Labels{"direction": "in"}}),
+		bytesOut: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricBytes,
+			Help: "WebSocket message payload bytes.", ConstLabels: prometheus.Labels{"direction": "out"}}),
+		disconnects: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricDisconnects,
+			Help: "Connections ended, by reason."}, []string{"reason"}),
+		rounds: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricRounds,
+			Help: "Rounds finished (and handed to the replay writer)."}),
+		replays: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricReplays,
+			Help: "Replay and desync files by outcome: written, failed, dropped (writer behind)."}, []string{"result"}),
+	}
+	for _, r := range []string{"accepted", "postponed", "refused"} {
+		m.events.WithLabelValues(r)
+	}
+	for _, r := range []string{"written", "failed", "dropped"} {
+		m.replays.WithLabelValues(r)
+	}
+	reg.MustRegister(m.tickDuration, m.tickLateness, m.rollback, m.events, m.desyncs, m.bytesIn, m.bytesOut,
+		m.disconnects, m.rounds, m.replays)
+	gauge := func(name, help string, labels prometheus.Labels, f func(*popTotals) float64) {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: labels},
+			func() float64 { t := s.population(); return f(&t) }))
+	}
+	gauge(MetricRooms, "Rooms open.", nil, func(t *popTotals) float64 { return float64(t.rooms) })
+	gauge(MetricConnections, "WebSocket connections open.", nil, func(t *popTotals) float64 { return float64(t.conns) })
+	gauge(MetricPlayers, "Players seated in rooms, by kind.", prometheus.Labels{"kind": "human"},
+		func(t *popTotals) float64 { return float64(t.players) })
+	gauge(MetricPlayers, "Players seated in rooms, by kind.", prometheus.Labels{"kind": "bot"},
+		func(t *popTotals) float64 { return float64(t.bots) })
+	gauge(MetricPlayers, "Players seated in rooms, by kind.", prometheus.Labels{"kind": "spectator"},
+		func(t *popTotals) float64 { return float64(t.spectators) })
+	return m
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}

@@ -1,0 +1,125 @@
+package server
+
+import (
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"webtron/history"
+	"webtron/replay"
+	"webtron/room"
+)
+
+// replayWriter writes replay files on a goroutine of its own, so a slow disk
+// never delays a room's tick: rooms hand records over without blocking, and
+// Shutdown waits for the queue to drain.
+type replayWriter struct {
+	dir     string
+	log     *slog.Logger
+	metrics *metrics
+	jobs    chan replayJob
+	wg      sync.WaitGroup
+	once    sync.Once
+	written atomic.Int64
+	// last is the path of the newest file written (tests look for it).
+	last atomic.Pointer[string]
+}
+
+type replayJob struct {
+	path string
+	file *replay.File
+}
+
+func newReplayWriter(dir string, log *slog.Logger, m *metrics) *replayWriter {
+	w := &replayWriter{dir: dir, log: log, metrics: m, jobs: make(chan replayJob, 256)}
+	w.wg.Add(1)
+	go w.run()
+	return w
+}
+
+func (w *replayWriter) run() {
+	defer w.wg.Done()
+	for j := range w.jobs {
+		if err := replay.WriteFile(j.path, j.file); err != nil {
+			w.metrics.replays.WithLabelValues("failed").Inc()
+			w.log.Error("server: writing replay", "path", j.path, "err", err)
+			continue
+		}
+		w.metrics.replays.WithLabelValues("written").Inc()
+		w.written.Add(1)
+		p := j.path
+		w.last.Store(&p)
+	}
+}
+
+// submit queues a file; when the writer is far behind the file is dropped
+// and counted rather than making the room wait.
+func (w *replayWriter) submit(path string, f *replay.File) {
+	if w.dir == "" {
+		return
+	}
+	select {
+	case w.jobs <- replayJob{path, f}:
+	default:
+		w.metrics.replays.WithLabelValues("dropped").Inc()
+		w.log.Warn("server: replay writer behind, dropping", "path", path)
+	}
+}
+
+// round queues one finished round of room name.
+func (w *replayWriter) round(name string, n int64, rec history.RoundRecord, names []string) {
+	now := time.Now()
+	path := filepath.Join(w.dir, "replays", dirName(name), fmt.Sprintf("%d-%d%s", now.UnixMilli(), n, replay.Ext))
+	w.submit(path, &replay.File{Kind: replay.KindRound, Room: name, Round: n, Created: now, Names: names, Record: rec})
+}
+
+// desync queues the reproduction of a client's hash mismatch.
+func (w *replayWriter) desync(name string, rec history.RoundRecord, names []string, d room.Desync) {
+	now := time.Now()
+	path := filepath.Join(w.dir, "desyncs", dirName(name), fmt.Sprintf("%d-p%d-t%d%s", now.UnixMilli(), d.Player, d.Tick, replay.Ext))
+	w.submit(path, &replay.File{Kind: replay.KindDesync, Room: name, Created: now, Names: names, Record: rec,
+		Desync: &replay.Desync{Player: d.Player, Tick: d.Tick, Client: d.Client, Want: d.Want}})
+}
+
+// close waits until every queued file is written.
+func (w *replayWriter) close() {
+	w.once.Do(func() { close(w.jobs) })
+	w.wg.Wait()
+}
+
+// dirName makes a room name safe as one path element: letters, digits, '-',
+// '_' and '.' stay, anything else becomes '_' (and a leading dot too, so no
+// name is hidden or climbs out with ".."). A name that had to change gets a
+// hash of the original, so "a b" and "a_b" keep separate directories.
+func dirName(room string) string {
+	var b strings.Builder
+	for i, r := range room {
+		switch {
+		case r == '.' && i == 0, r > 0x7f:
+			b.WriteByte('_')
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.String() == room {
+		return room
+	}
+	h := fnv.New32a()
+	h.Write([]byte(room))
+	return fmt.Sprintf("%s-%08x", b.String(), h.Sum32())
+}
+
+// lastReplay returns the newest file written, or "".
+func (w *replayWriter) lastReplay() string {
+	if p := w.last.Load(); p != nil {
+		return *p
+	}
+	return ""
+}

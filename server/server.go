@@ -1,0 +1,221 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"webtron/room"
+)
+
+// Server is the game server. Make one with New, serve Handler (or call
+// Serve), and stop it with Shutdown.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	start   time.Time
+	metrics *metrics
+	replays *replayWriter
+	mux     *http.ServeMux
+
+	mu       sync.Mutex
+	rooms    map[string]*roomHost
+	closing  bool
+	closed   chan struct{}      // closed when Shutdown begins
+	conns    map[*conn]struct{} // every live connection, for shutdown
+	connWG   sync.WaitGroup
+	roomWG   sync.WaitGroup
+	nextConn atomic.Uint64
+	nextSeed uint64
+}
+
+// New makes a server from cfg (see Config.Defaults).
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Defaults(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, start: time.Now(), rooms: map[string]*roomHost{},
+		conns: map[*conn]struct{}{}, nextSeed: cfg.Seed, closed: make(chan struct{})}
+	s.metrics = newMetrics(s)
+	s.replays = newReplayWriter(cfg.DataDir, s.log, s.metrics)
+	s.routes()
+	return s, nil
+}
+
+// now is the server's monotonic clock, the time base of every room.
+func (s *Server) now() time.Duration { return time.Since(s.start) }
+
+// Handler serves the WebSocket endpoint /ws, /healthz, /api/rooms, /metrics
+// and the web client (Config.Web) or a status page at "/".
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// ConnContext is for http.Server.ConnContext: it lets the WebSocket handler
+// find the socket under a connection, so that Shutdown can cut a peer that
+// stalls the close handshake instead of waiting for it.
+func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, rawConnKey{}, c)
+}
+
+type rawConnKey struct{}
+
+// Serve accepts connections on ln until Shutdown; it returns nil then.
+func (s *Server) Serve(ln net.Listener) error {
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second, ConnContext: s.ConnContext,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	go func() {
+		<-s.closed
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		hs.Shutdown(ctx)
+	}()
+	if err := hs.Serve(batchListener{ln}); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (s *Server) roomConfig(seed uint64) room.Config {
+	return room.Config{Sim: s.cfg.rules(), Seed: seed, Policy: s.cfg.Policy, Bots: s.cfg.Bots, Seats: s.cfg.Seats,
+		Heartbeat: s.cfg.Heartbeat, Ping: s.cfg.Ping}
+}
+
+// attach finds or makes the room called name and counts c in it. The count
+// keeps the room from being reclaimed while the join is on its way.
+func (s *Server) attach(c *conn, name string) (*roomHost, *reason) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil, &reasonShutdown
+	}
+	h := s.rooms[name]
+	if h == nil {
+		if len(s.rooms) >= s.cfg.MaxRooms {
+			return nil, &reasonRooms
+		}
+		s.nextSeed++
+		var err error
+		h, err = newRoomHost(s, name, s.nextSeed*0x9e3779b97f4a7c15)
+		if err != nil {
+			s.log.Error("server: cannot make room", "room", name, "err", err)
+			r := reason{label: "room_error", text: "cannot make the room", status: 1011, tell: true}
+			return nil, &r
+		}
+		s.rooms[name] = h
+		s.roomWG.Add(1)
+		go func() {
+			defer s.roomWG.Done()
+			h.run()
+		}()
+		s.log.Info("server: room opened", "room", name)
+	}
+	h.refs++
+	c.host = h
+	return h, nil
+}
+
+// detach undoes attach when the connection has ended.
+func (s *Server) detach(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.host != nil {
+		c.host.refs--
+	}
+}
+
+// reclaim removes an empty room from the server unless a connection is
+// attaching to it right now; it runs on the room's goroutine.
+func (s *Server) reclaim(h *roomHost) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h.refs > 0 || s.closing {
+		return false
+	}
+	h.reclaimed = true
+	delete(s.rooms, h.name)
+	return true
+}
+
+// register counts a connection against --max-players; false when full.
+func (s *Server) register(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing || len(s.conns) >= s.cfg.MaxPlayers {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	s.connWG.Add(1)
+	return true
+}
+
+func (s *Server) unregister(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.connWG.Done()
+}
+
+// Shutdown stops accepting connections, closes every room (telling each
+// client, and writing each round in progress as a replay), waits for the
+// connections to finish their close handshakes (Config.CloseGrace at most,
+// less if ctx ends first), cuts the ones still open, and waits for the
+// replays to be on disk. The error reports connections that had to be cut.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return errors.New("server: already shut down")
+	}
+	s.closing = true
+	close(s.closed)
+	hosts := make([]*roomHost, 0, len(s.rooms))
+	for _, h := range s.rooms {
+		hosts = append(hosts, h)
+	}
+	s.mu.Unlock()
+	for _, h := range hosts {
+		close(h.stop)
+	}
+	s.roomWG.Wait()
+	// Connections that never joined a room (still before their Hello).
+	s.mu.Lock()
+	for c := range s.conns {
+		c.close(reasonShutdown)
+	}
+	s.mu.Unlock()
+	var err error
+	grace, cancel := context.WithTimeout(ctx, s.cfg.CloseGrace)
+	defer cancel()
+	if !waitGroup(grace, &s.connWG) {
+		s.mu.Lock()
+		err = fmt.Errorf("server: cut %d connections that did not finish closing in time", len(s.conns))
+		for c := range s.conns {
+			c.forceClose()
+		}
+		s.mu.Unlock()
+		waitGroup(context.Background(), &s.connWG)
+	}
+	s.replays.close()
+	s.log.Info("server: shut down", "replays", s.replays.written.Load())
+	return err
+}
+
+// waitGroup waits for wg until ctx is done, reporting whether wg finished.
+func waitGroup(ctx context.Context, wg *sync.WaitGroup) bool {
+	ch := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(ch)
+	}()
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
