@@ -9,8 +9,8 @@ import (
 )
 
 // welcome starts the session: clock sample, identity, history.
-func (s *Session) welcome(now time.Duration, m *proto.Welcome) error {
-	s.offset.Add(fromUs(m.ClientTime), fromUs(m.ServerTime), now)
+func (s *Session) welcome(arrival, now time.Duration, m *proto.Welcome) error {
+	s.offset.Add(fromUs(m.ClientTime), fromUs(m.ServerTime), arrival)
 	s.rate = int64(m.TickRate)
 	s.dt = time.Second / time.Duration(m.TickRate)
 	s.you = int(m.Player)
@@ -192,7 +192,8 @@ func (s *Session) askFor(first, last uint64) {
 func (s *Session) pong(now time.Duration, m *proto.Pong) {
 	for i := range s.pings {
 		if p := s.pings[i]; p.id == m.ID && p.at != 0 {
-			s.offset.Add(p.at, fromUs(m.Time), now)
+			// The server answers at once (Held 0); it is counted all the same.
+			s.offset.Add(p.at, fromUs(m.Time), now-fromUs(int64(m.Held)))
 			s.pings[i].at = 0
 			return
 		}

@@ -203,7 +203,15 @@ func us(d time.Duration) int64 { return int64(d / time.Microsecond) }
 func fromUs(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
 
 // Receive handles one message from the server.
-func (s *Session) Receive(now time.Duration, msg []byte) error {
+func (s *Session) Receive(now time.Duration, msg []byte) error { return s.ReceiveAt(now, now, msg) }
+
+// ReceiveAt handles one message that arrived at local time arrival and is
+// handled at now (later, when the platform's thread was busy: a browser's
+// MessageEvent.timeStamp is the arrival). Clock samples and measured lags use
+// the arrival, and a pong tells the server how long its ping was held, so a
+// busy page does not look like a slow network.
+func (s *Session) ReceiveAt(arrival, now time.Duration, msg []byte) error {
+	arrival = min(arrival, now)
 	s.stats.BytesIn += int64(len(msg))
 	m, err := proto.Decode(msg)
 	if err != nil {
@@ -215,7 +223,7 @@ func (s *Session) Receive(now time.Duration, msg []byte) error {
 		if s.started {
 			return nil // a second answer to a repeated hello
 		}
-		return s.welcome(now, m)
+		return s.welcome(arrival, now, m)
 	case *proto.Error:
 		return &closedError{m} // errors.As finds the code
 	}
@@ -224,11 +232,11 @@ func (s *Session) Receive(now time.Duration, msg []byte) error {
 	}
 	switch m := m.(type) {
 	case *proto.Ping:
-		s.queue(&proto.Pong{ID: m.ID, Echo: m.Time, Time: us(now), Tick: uint64(s.tl.Present())})
+		s.queue(&proto.Pong{ID: m.ID, Echo: m.Time, Time: us(arrival), Tick: uint64(s.tl.Present()), Held: uint32(min(us(now-arrival), 1<<31))})
 	case *proto.Pong:
-		s.pong(now, m)
+		s.pong(arrival, m)
 	case *proto.Accepted:
-		s.accepted(now, m)
+		s.accepted(arrival, m)
 	case *proto.Postponed:
 		s.postponed(now, m)
 	case *proto.Refused:

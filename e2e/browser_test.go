@@ -20,6 +20,8 @@ import (
 
 	"webtron/client"
 	"webtron/clock"
+	"webtron/lab"
+	"webtron/relay"
 	"webtron/sim"
 )
 
@@ -36,6 +38,11 @@ type pageState struct {
 		Alive bool    `json:"alive"`
 		Score int     `json:"score"`
 	} `json:"players"`
+	Lags []struct {
+		ID          int     `json:"id"`
+		PredictedMs float64 `json:"predicted_ms"`
+		MeasuredMs  float64 `json:"measured_ms"`
+	} `json:"lags"`
 	PingMs         float64 `json:"ping_ms"`
 	LeadMs         float64 `json:"lead_ms"`
 	EventsSent     int64   `json:"events_sent"`
@@ -256,4 +263,64 @@ func blank(t *testing.T, shot []byte) bool {
 		}
 	}
 	return len(colors) < 8
+}
+
+// TestBrowserThroughRelays: two real browser pages through delay relays at
+// 60 and 160 ms RTT with charity 50 ms see each other with 110 ms of lag,
+// as the lab does, read through window.webtron (issue 7).
+func TestBrowserThroughRelays(t *testing.T) {
+	browserTests(t)
+	addr := startServer(t, clock.FixedCharity(50*time.Millisecond))
+	room := fmt.Sprintf("relay-%d", time.Now().UnixNano()%1e6)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	bctx := browser(t)
+	var pages []*page
+	for _, rtt := range []time.Duration{60 * time.Millisecond, 160 * time.Millisecond} {
+		dir := relay.Direction{Delay: rtt / 2}
+		r, err := relay.Start(ctx, relay.Config{Listen: "127.0.0.1:0", To: addr, Up: dir, Down: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		// Two pages drawing 3D in software on two cores starve each other's
+		// timers: draw at 5 fps, the netcode still runs every frame.
+		pages = append(pages, openPage(t, bctx, "http://"+r.Addr()+"/?fps=5&room="+room+"&name=p"+fmt.Sprint(len(pages)+1)))
+	}
+	// Keys pressed at random moments on both pages, for samples.
+	var states [2]pageState
+	deadline := time.Now().Add(25 * time.Second)
+	for k := 0; time.Now().Before(deadline); k++ {
+		for i, p := range pages {
+			states[i] = p.state(t)
+			key := kb.ArrowDown // brake on/off: the cycles keep going straight
+			if k%2 == 1 {
+				key = "s"
+			}
+			chromedp.Run(p.ctx, chromedp.KeyEvent(key))
+		}
+		time.Sleep(time.Duration(150+k%7*20) * time.Millisecond)
+	}
+	model, err := lab.Run(lab.Options{Pings: []time.Duration{60 * time.Millisecond, 160 * time.Millisecond},
+		Charity: clock.FixedCharity(50 * time.Millisecond), MindReader: true, Duration: 60 * time.Second, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := 1000.0 / 120
+	for i, st := range states {
+		if len(st.Lags) != 1 {
+			t.Fatalf("page %d: lags %+v, want one peer", i+1, st.Lags)
+		}
+		got := st.Lags[0]
+		var want float64
+		for _, pr := range model.Pairs {
+			if pr.Viewer == i+1 {
+				want = pr.P50
+			}
+		}
+		t.Logf("page %d: ping %.1f ms, lead %.1f ms, U measured %.1f ms, predicted %.1f ms, lab %.1f ms", i+1, st.PingMs, st.LeadMs, got.MeasuredMs, got.PredictedMs, want)
+		if math.Abs(got.MeasuredMs-want) > tick+5 {
+			t.Errorf("page %d: measured U %.1f ms, the lab's %.1f ms: off by more than a tick plus 5 ms", i+1, got.MeasuredMs, want)
+		}
+	}
 }

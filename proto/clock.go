@@ -26,11 +26,17 @@ func (m *Ping) decode(r *reader) {
 // Pong answers a Ping. Echo lets the pinger compute the RTT from its own
 // clock alone; Time and Tick are the responder's clock at replying, which the
 // pinger compares with the midpoint of the RTT to estimate the offset.
+//
+// Held is how long the responder held the ping before it could answer (a
+// browser's busy main thread): the pinger subtracts it from the round trip.
+// Claiming more than it held only makes the responder's measured ping smaller,
+// which costs it leniency, so the server can take the figure as given.
 type Pong struct {
 	ID   uint32 // the Ping's ID
 	Echo int64  // the Ping's Time, unchanged
-	Time int64  // responder's clock at replying, µs
+	Time int64  // responder's clock at the ping's arrival, µs
 	Tick uint64 // responder's current tick (a client's shows its real lead)
+	Held uint32 // µs between the ping's arrival and this answer
 }
 
 // Type returns TypePong.
@@ -41,6 +47,7 @@ func (m *Pong) encode(w *writer) {
 	w.varint(m.Echo)
 	w.varint(m.Time)
 	w.uvarint(m.Tick)
+	w.u32(m.Held)
 }
 
 func (m *Pong) decode(r *reader) {
@@ -48,6 +55,7 @@ func (m *Pong) decode(r *reader) {
 	m.Echo = r.varint("pong echo")
 	m.Time = r.varint("pong time")
 	m.Tick = r.uvarint("pong tick")
+	m.Held = r.u32("pong held")
 }
 
 // ResyncSeq in a ResendRequest asks for a Resync.

@@ -42,7 +42,7 @@ func maximal() []Message {
 		&Welcome{Player: 255, Spectator: true, Token: token, TickRate: MaxTickRate, Tick: math.MaxUint64,
 			ServerTime: math.MinInt64, ClientTime: math.MinInt64, History: hist, Roster: ro},
 		&Ping{ID: math.MaxUint32, Time: math.MinInt64},
-		&Pong{ID: math.MaxUint32, Echo: math.MinInt64, Time: math.MinInt64, Tick: math.MaxUint64},
+		&Pong{ID: math.MaxUint32, Echo: math.MinInt64, Time: math.MinInt64, Tick: math.MaxUint64, Held: math.MaxUint32},
 		&Propose{Ack: math.MaxUint64, Events: props},
 		&Accepted{Seq: math.MaxUint64, Events: evs(MaxAcceptedEvents, half)},
 		&Postponed{Seq: math.MaxUint32, Asked: half, Tick: math.MaxUint64},

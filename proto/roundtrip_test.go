@@ -52,7 +52,7 @@ func samples() []Message {
 		&Welcome{Spectator: true, TickRate: 1},
 		&Ping{ID: 1, Time: 1_000_000},
 		&Ping{ID: math.MaxUint32, Time: math.MinInt64},
-		&Pong{ID: 1, Echo: 1_000_000, Time: 999_000, Tick: 77},
+		&Pong{ID: 1, Echo: 1_000_000, Time: 999_000, Tick: 77, Held: 1500},
 		&Propose{Ack: 41, Events: []Proposal{
 			{Seq: 8, Tick: 1250, Kind: sim.EvTurnLeft},
 			{Seq: 9, Tick: 1251, Kind: sim.EvBrakeOn, Arg: -1},

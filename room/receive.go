@@ -56,7 +56,10 @@ func (r *Room) Receive(c ConnID, msg proto.Message, now time.Duration) *proto.Er
 func (r *Room) pong(m *member, pong *proto.Pong, now time.Duration) {
 	for i := range m.pings {
 		if s := m.pings[i]; s.id == pong.ID && s.at != 0 {
-			m.rtt.Add(now, now-s.at)
+			// What the client held the ping for (a busy page) is not network:
+			// it can only make its own ping, and leniency, smaller.
+			rtt := now - s.at
+			m.rtt.Add(now, max(rtt-min(time.Duration(pong.Held)*time.Microsecond, rtt), 0))
 			m.pings[i].at = 0
 			return
 		}

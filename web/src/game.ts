@@ -27,6 +27,10 @@ export interface GameOptions {
   room: string;
   spectate: boolean;
   mindReader: boolean;
+  /** Draw at most this many frames a second (0: every animation frame). The
+   * simulation still advances every frame; a weak machine, or a test that
+   * runs several pages on two cores, keeps its input and network timing. */
+  maxFps: number;
 }
 
 /** A frame later than this after the previous one (a background tab, a
@@ -78,7 +82,7 @@ export class Game implements InputSink {
     });
     this.conn = new Connection(wsURL(), {
       open: () => this.opened(),
-      message: (data) => this.received(data),
+      message: (data, arrivedMs) => this.received(data, arrivedMs),
       closed: (reason, retry) => this.closed(reason, retry),
     });
   }
@@ -120,8 +124,8 @@ export class Game implements InputSink {
     this.flush();
   }
 
-  private received(data: Uint8Array): void {
-    const err = this.core.receive(data, performance.now());
+  private received(data: Uint8Array, arrivedMs: number): void {
+    const err = this.core.receive(data, performance.now(), arrivedMs);
     this.flush();
     this.notices();
     if (err && !this.fatal) console.warn("webtron:", err);
@@ -229,6 +233,8 @@ export class Game implements InputSink {
 
   // --- frame loop ---
 
+  private lastDrawAt = 0;
+
   private readonly loop = (): void => {
     this.raf = requestAnimationFrame(this.loop);
     const now = performance.now();
@@ -250,6 +256,8 @@ export class Game implements InputSink {
     }
     if (now - this.lastInfoAt >= INFO_EVERY_MS) this.slow(now);
     if (!this.haveFrame) return;
+    if (this.opt.maxFps > 0 && now - this.lastDrawAt < 1000 / this.opt.maxFps) return;
+    this.lastDrawAt = now;
     const t0 = performance.now();
     const dt = Math.min(gap, 100) / 1000;
     this.follow = this.chooseFollow(now);

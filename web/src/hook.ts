@@ -14,10 +14,17 @@ export interface StatePlayer {
   score: number;
 }
 
+export interface LagReport {
+  id: number;
+  predicted_ms: number; // U_you(id) from the published latencies and leads
+  measured_ms: number; // median measured U of id's recent events, 0 if none
+}
+
 export interface StateReport {
   tick: number;
   you: number;
   players: StatePlayer[];
+  lags: LagReport[]; // one per remote player (netcode.md section 5)
   ping_ms: number;
   lead_ms: number;
   events_sent: number;
@@ -32,7 +39,7 @@ export function installHook(current: () => { game: Game | null; core: Core | nul
       // once must see the count move.
       const info = core ? parseInfo(core) : null;
       const out: StateReport = {
-        tick: 0, you: -1, players: [],
+        tick: 0, you: -1, players: [], lags: [],
         ping_ms: info?.pingMs ?? 0, lead_ms: info?.leadMs ?? 0,
         events_sent: info?.eventsSent ?? 0, events_received: info?.eventsReceived ?? 0,
       };
@@ -40,6 +47,10 @@ export function installHook(current: () => { game: Game | null; core: Core | nul
       const f = game.frame;
       out.tick = f.tick;
       out.you = f.you;
+      for (const p of info?.players ?? []) {
+        if (p.spectator || p.id === f.you) continue;
+        out.lags.push({ id: p.id, predicted_ms: p.predictedLagMs, measured_ms: p.measuredLagMs });
+      }
       for (const c of f.cycles) {
         if (!c.present) continue;
         out.players.push({ id: c.id, name: game.name(c.id), x: c.x, y: c.y, dir: c.dir, alive: c.alive, score: c.score });

@@ -32,7 +32,7 @@ async function join(r: JoinRequest): Promise<void> {
   }
   $("loading").hidden = true;
   renderer ??= new Renderer($<HTMLCanvasElement>("view"));
-  game = new Game(c, renderer, { ...r, mindReader: params.get("mindreader") !== "0" }, leave);
+  game = new Game(c, renderer, { ...r, mindReader: params.get("mindreader") !== "0", maxFps: Math.max(0, Number(params.get("fps") ?? 0) || 0) }, leave);
   const q = new URLSearchParams({ room: r.room, name: r.name });
   if (r.spectate) q.set("spectate", "1");
   history.replaceState(null, "", `/?${q}`);

@@ -8,7 +8,7 @@
 //
 //	start({name, room, token?: Uint8Array, spectate, mindReader})  new session
 //	hello(nowMs) -> Uint8Array                  the first message for the socket
-//	receive(u8: Uint8Array, nowMs) -> string|null   one binary message; error text
+//	receive(u8: Uint8Array, nowMs, arrivedMs) -> string|null   one binary message; error text
 //	frame(nowMs) -> Uint8Array|null             Update, then the frame buffer (webtron/web/view); null before Welcome
 //	outgoing() -> Uint8Array[]                  messages to send, drained
 //	press(kind, nowMs, queueLatencyMs)          kind: 1 left, 2 right, 3 brake on, 4 brake off
@@ -110,7 +110,12 @@ func (c *core) receive(args []js.Value) any {
 	msg := make([]byte, args[0].Length())
 	js.CopyBytesToGo(msg, args[0])
 	c.peek(msg)
-	if err := c.sess.Receive(ms(args[1]), msg); err != nil {
+	now := ms(args[1])
+	arrived := now
+	if len(args) > 2 && args[2].Type() == js.TypeNumber {
+		arrived = ms(args[2]) // MessageEvent.timeStamp: same clock as performance.now()
+	}
+	if err := c.sess.ReceiveAt(arrived, now, msg); err != nil {
 		return err.Error()
 	}
 	return nil

@@ -15,7 +15,8 @@ export interface Core {
   start(opt: StartOptions): void;
   hello(nowMs: number): Uint8Array | null;
   /** Returns the error text, or null. */
-  receive(msg: Uint8Array, nowMs: number): string | null;
+  /** arrivedMs: the MessageEvent's timeStamp, when the message arrived. */
+  receive(msg: Uint8Array, nowMs: number, arrivedMs: number): string | null;
   /** Advances to nowMs; returns the frame buffer, or null before the Welcome. */
   frame(nowMs: number): Uint8Array | null;
   outgoing(): Uint8Array[];

@@ -3,7 +3,7 @@
 export interface ConnectionHandlers {
   /** The socket is open: send the Hello. */
   open(): void;
-  message(data: Uint8Array): void;
+  message(data: Uint8Array, arrivedMs: number): void;
   /** The socket closed; retryInMs is null when it will not reopen by itself. */
   closed(reason: string, retryInMs: number | null): void;
 }
@@ -42,7 +42,9 @@ export class Connection {
       this.h.open();
     };
     ws.onmessage = (e: MessageEvent) => {
-      if (e.data instanceof ArrayBuffer) this.h.message(new Uint8Array(e.data));
+      // e.timeStamp is when the message arrived; the handler may run much
+      // later on a busy page, and the core must not count that as network.
+      if (e.data instanceof ArrayBuffer) this.h.message(new Uint8Array(e.data), e.timeStamp);
     };
     ws.onclose = (e: CloseEvent) => {
       if (this.ws !== ws) return;
