@@ -52,7 +52,8 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) now() time.Duration { return time.Since(s.start) }
 
 // Handler serves the WebSocket endpoint /ws, /healthz, /api/rooms, /metrics
-// and the web client (Config.Web) or a status page at "/".
+// and the web client (Config.Web) or a status page at "/". Serve adds what a
+// bare Handler cannot have: batched socket writes and ConnContext.
 func (s *Server) Handler() http.Handler { return s.mux }
 
 // ConnContext is for http.Server.ConnContext: it lets the WebSocket handler
