@@ -55,7 +55,7 @@ func newMetrics(s *Server) *metrics {
 		rollback: prometheus.NewHistogram(prometheus.HistogramOpts{Name: MetricRollback,
 			Help: "Server rollback depth in ticks per late accepted event.", Buckets: []float64{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48}}),
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricEvents,
-			Help: "Proposed events by decision: accepted (on time), postponed, refused."}, []string{"result"}),
+			Help: "Proposed events by decision: accepted (every one that lands, postponed ones included), postponed, refused."}, []string{"result"}),
 		desyncs: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricDesyncs,
 			Help: "Client hash reports that differed from the server's confirmed hash."}),
 		bytesIn: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricBytes,
