@@ -20,6 +20,7 @@ import (
 
 	"webtron/clock"
 	"webtron/server"
+	"webtron/web"
 )
 
 func init() {
@@ -139,6 +140,7 @@ func runServe(args []string) error {
 		return err
 	}
 	cfg.Logger = newLogger()
+	cfg.Web = web.Handler() // the browser client, embedded at build time
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
