@@ -49,15 +49,14 @@ func (r *Room) Tick(now time.Duration) error {
 // bots sit at the server, with no latency and no leniency.
 func (r *Room) botsDecide() {
 	s := r.tl.State()
+	r.botEvs = r.botEvs[:0]
 	for _, m := range r.members {
-		if m == nil || m.bot == nil {
-			continue
+		if m != nil && m.bot != nil {
+			r.botEvs = m.bot.Decide(s, r.botEvs)
 		}
-		r.botEvs = m.bot.Decide(s, r.botEvs[:0])
-		if len(r.botEvs) == 0 {
-			continue
-		}
-		r.serverEvent(r.botEvs...)
+	}
+	if len(r.botEvs) > 0 {
+		r.serverEvent(r.botEvs...) // one broadcast for every bot of the tick
 	}
 }
 
