@@ -26,6 +26,7 @@ const (
 	ReasonInvalidKind          // not an event a client may propose
 )
 
+// String returns the reason as the text a refusal carries.
 func (r Reason) String() string {
 	switch r {
 	case ReasonTooFarAhead:

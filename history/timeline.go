@@ -61,6 +61,7 @@ type Request struct {
 	Tick int64
 }
 
+// String returns "load 4", "advance 5": the form tests compare plans in.
 func (r Request) String() string {
 	return [...]string{"?", "load", "save", "advance"}[r.Kind] + " " + strconv.FormatInt(r.Tick, 10)
 }
