@@ -26,7 +26,7 @@ type Options struct {
 	MindReader bool
 	// MaxBackdate bounds the backdating, in ticks (default 2).
 	MaxBackdate int64
-	// Ping is the client's ping interval for the clock offset (default 100 ms).
+	// Ping is the client's ping interval for the clock offset (default 250 ms).
 	Ping time.Duration
 }
 
@@ -112,7 +112,7 @@ func New(opt Options) *Session {
 		opt.MaxBackdate = 2
 	}
 	if opt.Ping <= 0 {
-		opt.Ping = 100 * time.Millisecond
+		opt.Ping = 250 * time.Millisecond
 	}
 	s := &Session{opt: opt, you: -1, token: opt.Token, pending: map[uint32]int64{}, got: map[uint64]bool{}, asked: map[uint64]bool{}, sentAt: map[uint32]time.Duration{}, pendKind: map[uint32]sim.Event{}, rateNow: clock.RateOne}
 	// The margins only ever undo a raise: the server's leniency is whole

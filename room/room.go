@@ -30,7 +30,7 @@ type Config struct {
 	Seats      int           // cycles in a round, humans plus bots (default 8, at most sim.MaxPlayers)
 	MaxLead    time.Duration // how far ahead of the server a client may schedule (default 1 s)
 	MaxLenient time.Duration // leniency never exceeds this (default: the policy cap plus 50 ms)
-	Ping       time.Duration // server ping interval per client (default 100 ms)
+	Ping       time.Duration // server ping interval per client (default 200 ms)
 	Heartbeat  time.Duration // heartbeat interval (default 200 ms)
 	Reconnect  time.Duration // how long a dropped player keeps its cycle and token (default 30 s)
 	ChatEvery  time.Duration // minimum spacing of one client's chat lines (default 500 ms)
@@ -70,7 +70,7 @@ func (c *Config) defaults() {
 		c.MaxLenient = c.Policy.Cap + 50*time.Millisecond
 	}
 	if c.Ping <= 0 {
-		c.Ping = 100 * time.Millisecond
+		c.Ping = 200 * time.Millisecond
 	}
 	if c.Heartbeat <= 0 {
 		// Five a second: finality a little later, a third of a player's
