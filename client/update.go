@@ -33,9 +33,6 @@ func (s *Session) Update(now time.Duration) {
 	s.rateNow = rate
 	present := int64(s.simTime / s.dt)
 	depth, err := s.tl.Advance(min(present, s.tl.Present()+maxCatchUp))
-	if debugClient {
-		println("update", now, s.simTime, target, present, s.tl.Present(), err != nil)
-	}
 	if err == nil {
 		if depth > 0 {
 			s.stats.LastRollbackDepth = depth
@@ -148,4 +145,3 @@ func (s *Session) Chat(text string) {
 	}
 }
 
-const debugClient = false

@@ -92,17 +92,16 @@ type State struct {
 
 // derived are Config values turned into per-tick integers once.
 type derived struct {
-	turnDelay     int64 // ticks
-	deadWall      int64 // ticks
-	prepare       int64 // ticks
-	roundOver     int64 // ticks
-	minSpeed      int64
-	brakeDrain    int64 // reservoir per tick
-	brakeRefill   int64
-	rubberShrink  int64 // e^(-RubberSpeed/TickRate) in Unit
-	rubberDecayT  int64 // RubberDecayMs in ticks
-	lookahead     int64 // longest ray a tick needs, micrometres
-	maxSpawnSpeed int64
+	turnDelay    int64 // ticks
+	deadWall     int64 // ticks
+	prepare      int64 // ticks
+	roundOver    int64 // ticks
+	minSpeed     int64
+	brakeDrain   int64 // reservoir per tick
+	brakeRefill  int64
+	rubberShrink int64 // e^(-RubberSpeed/TickRate) in Unit
+	rubberDecayT int64 // RubberDecayMs in ticks
+	lookahead    int64 // longest ray a tick needs, micrometres
 }
 
 // NewState returns a fresh state in PhaseWaiting with no players, or an error
