@@ -144,4 +144,3 @@ func (s *Session) Chat(text string) {
 		s.queue(&proto.Chat{Text: text})
 	}
 }
-
