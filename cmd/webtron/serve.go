@@ -14,6 +14,7 @@ import (
 	_ "net/http/pprof" // for --pprof, on its own listener
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -140,6 +141,12 @@ func runServe(args []string) error {
 		return err
 	}
 	cfg.Logger = newLogger()
+	if _, set := os.LookupEnv("GOGC"); !set {
+		// Rooms tick 120 times a second: a collection that delays many of
+		// them at once shows as tick lateness. Memory is the cheaper
+		// resource here (measured in docs/performance.md); GOGC overrides.
+		debug.SetGCPercent(400)
+	}
 	cfg.Web = web.Handler() // the browser client, embedded at build time
 	srv, err := server.New(cfg)
 	if err != nil {
