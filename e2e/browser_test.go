@@ -324,3 +324,44 @@ func TestBrowserThroughRelays(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserFramePerf measures the client's work per frame in headless
+// Chromium with 16 cycles mid-round (15 bots and the page's player), read from
+// window.webtron.perf(); docs/performance.md records the figures. It asserts
+// only that frames were measured: timings are reported, not tested.
+func TestBrowserFramePerf(t *testing.T) {
+	browserTests(t)
+	addr := startServerWith(t, clock.AutoCharity, 15, 16)
+	bctx := browser(t)
+	p := openPage(t, bctx, "http://"+addr+"/?room=perf&name=Perf")
+	waitFor(t, "the page to play", 20*time.Second, func() bool { return p.state(t).You >= 0 })
+	time.Sleep(15 * time.Second) // through the countdown into the round
+	type pct struct {
+		P50 float64 `json:"p50"`
+		P99 float64 `json:"p99"`
+	}
+	var perf struct {
+		Frames int `json:"frames"`
+		Update pct `json:"update_ms"`
+		Render pct `json:"render_ms"`
+	}
+	js, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`JSON.stringify(window.webtron.perf())`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(js), &perf); err != nil {
+		t.Fatal(err)
+	}
+	st := p.state(t)
+	alive := 0
+	for _, pl := range st.Players {
+		if pl.Alive {
+			alive++
+		}
+	}
+	t.Logf("%d cycles present, %d alive; %d frames: update p50 %.2f ms p99 %.2f ms; render p50 %.2f ms p99 %.2f ms",
+		len(st.Players), alive, perf.Frames, perf.Update.P50, perf.Update.P99, perf.Render.P50, perf.Render.P99)
+	if perf.Frames == 0 || len(st.Players) != 16 {
+		t.Fatalf("measured %d frames with %d cycles, want frames with 16", perf.Frames, len(st.Players))
+	}
+}

@@ -26,7 +26,13 @@ import (
 // loopback port for the test's lifetime.
 func startServer(t *testing.T, charity clock.Charity) string {
 	t.Helper()
-	s, err := server.New(server.Config{Web: web.Handler(), Bots: 0, Seats: 8, Policy: clock.Policy{Charity: charity}, DataDir: t.TempDir()})
+	return startServerWith(t, charity, 0, 8)
+}
+
+// startServerWith is startServer with bots per room and seats.
+func startServerWith(t *testing.T, charity clock.Charity, bots, seats int) string {
+	t.Helper()
+	s, err := server.New(server.Config{Web: web.Handler(), Bots: bots, Seats: seats, Policy: clock.Policy{Charity: charity}, DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
