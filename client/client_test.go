@@ -115,3 +115,29 @@ func TestMindReaderBackdates(t *testing.T) {
 		t.Fatalf("with 20 ms of queue latency: tick %d, want 71 (two ticks back at most)", got)
 	}
 }
+
+func TestConfirmedState(t *testing.T) {
+	st, _ := sim.NewState(sim.DefaultConfig(), 1)
+	s := New(Options{Name: "t", Confirmed: true})
+	s.Hello(0)
+	b, _ := proto.Marshal(&proto.Welcome{Player: 0, TickRate: 120, History: proto.History{Snapshot: st.AppendBinary(nil),
+		Events: []proto.TickEvent{{Tick: 0, Event: sim.Event{Kind: sim.EvJoin, Player: 0}}}}})
+	if err := s.Receive(0, b); err != nil {
+		t.Fatal(err)
+	}
+	s.Update(time.Second)
+	recv(t, s, time.Second, &proto.Heartbeat{Tick: 120, Players: []proto.HeartbeatPlayer{{Player: 0, Final: 89, Margin: proto.NoMargin}}})
+	s.Update(time.Second + time.Millisecond)
+	c := s.ConfirmedState()
+	if c == nil || c.Tick() != 90 || s.Confirmed() != 90 {
+		t.Fatalf("confirmed state at %v, Confirmed() %d: want both at 90", c.Tick(), s.Confirmed())
+	}
+	pred, ok1 := s.Timeline().PredictedHash(60)
+	conf, ok2 := s.Timeline().ConfirmedHash(60)
+	if !ok1 || !ok2 || pred != conf {
+		t.Fatalf("hash at tick 60: predicted %x (%v), confirmed %x (%v): want equal", pred, ok1, conf, ok2)
+	}
+	if s.Timeline().State().Tick() <= c.Tick() {
+		t.Fatalf("predicted present %d is not ahead of the confirmed %d", s.Timeline().State().Tick(), c.Tick())
+	}
+}

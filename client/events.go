@@ -36,7 +36,7 @@ func (s *Session) load(h proto.History) error {
 	if err != nil {
 		return err
 	}
-	tl, err := history.New(st, history.Options{})
+	tl, err := history.New(st, history.Options{Confirmed: s.opt.Confirmed})
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,10 @@ type Options struct {
 	MindReader bool
 	// MaxBackdate bounds the backdating, in ticks (default 2).
 	MaxBackdate int64
+	// Confirmed keeps a second simulation that steps only through confirmed
+	// ticks (every input final), for a debugging view or a replay of what
+	// was certain; the predicted present never needs it.
+	Confirmed bool
 	// Ping is the client's ping interval for the clock offset (default 250 ms).
 	Ping time.Duration
 }
@@ -190,6 +194,15 @@ func (s *Session) Clock(now time.Duration) time.Duration {
 		return 0
 	}
 	return s.clockAt(now)
+}
+
+// ConfirmedState returns the state at Confirmed() with every input final,
+// or nil unless Options.Confirmed is set. Read it; do not step it.
+func (s *Session) ConfirmedState() *sim.State {
+	if s.tl == nil {
+		return nil
+	}
+	return s.tl.Confirmed()
 }
 
 // Final returns the newest tick through which player p's inputs are final.
