@@ -150,9 +150,10 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right int64) {
 	rx0, ry0 := min(x, bx)-abs(lx)*near, min(y, by)-abs(ly)*near
 	rx1, ry1 := max(x, bx)+abs(lx)*near, max(y, by)+abs(ly)*near
 	cx0, cy0, cx1, cy1 := s.grid.cellRange(rx0, ry0, rx1, ry1)
+	parallel := s.grid.axis[dir&1] // dirs 0 and 2 run along x, 1 and 3 along y
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
-			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
+			for _, idx := range parallel[cy*s.grid.n+cx] {
 				w := &s.walls[int64(idx)-s.wallBase]
 				if side, _ := consider(w); side == nil {
 					continue
