@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"webtron/internal/leakcheck"
 
 	"webtron/headless"
+	"webtron/internal/leakcheck"
 	"webtron/server"
 )
 

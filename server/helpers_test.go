@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"webtron/internal/leakcheck"
 
 	"github.com/coder/websocket"
 
 	"webtron/client"
 	"webtron/headless"
+	"webtron/internal/leakcheck"
 	"webtron/proto"
 	"webtron/room"
 	"webtron/sim"
