@@ -11,18 +11,7 @@ import (
 // benchmark restores the start every few ticks).
 func benchState(b *testing.B, n, walls int) *State {
 	b.Helper()
-	s, err := NewState(DefaultConfig(), 11)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var evs []Event
-	for i := 0; i < n; i++ {
-		evs = append(evs, Event{Kind: EvJoin, Player: uint8(i)})
-	}
-	s.Step(evs)
-	for s.c.Phase != PhasePlay {
-		s.Step(nil)
-	}
+	s := playing(b, DefaultConfig(), n)
 	rng := uint64(99)
 	a := s.cfg.ArenaSize
 	for s.WallCount() < walls {

@@ -4,7 +4,7 @@ import "testing"
 
 // playing returns a state with n players in PhasePlay, their cycles parked far
 // apart so a test can place them where it wants.
-func playing(t *testing.T, cfg Config, n int) *State {
+func playing(t testing.TB, cfg Config, n int) *State {
 	t.Helper()
 	s, err := NewState(cfg, 7)
 	if err != nil {
