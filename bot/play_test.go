@@ -249,7 +249,10 @@ func TestNoAllocs(t *testing.T) {
 		s.Step(evs)
 		evs = evs[:0]
 	}
-	if allocs != 0 {
+	// MemStats counts every malloc of the process, the runtime's own
+	// included (seen: 6 in 600 ticks once, on a busy machine); a bot that
+	// allocates on its path allocates hundreds of times here.
+	if allocs > 20 {
 		t.Errorf("32 bots allocated %d times in 600 ticks", allocs)
 	}
 }
