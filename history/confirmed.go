@@ -9,7 +9,7 @@ func (t *Timeline) Finalize(through int64) {
 		t.Log.DropBefore(min(through, t.pred.Tick()) - t.opt.Window)
 		return
 	}
-	through = min(through, t.pred.Tick())
+	through = min(through, t.Present())
 	for tick := t.conf.Tick(); tick < through; tick++ {
 		t.evBuf = t.Log.AppendAt(t.evBuf[:0], tick)
 		t.conf.Step(t.evBuf)
@@ -26,7 +26,8 @@ func (t *Timeline) Finalize(through int64) {
 	}
 	// Rollbacks never reach before the confirmed tick, so the predicted state
 	// needs nothing older than the snapshot at or before it.
-	t.Log.DropBefore(min(t.roundTick, t.conf.Tick()-t.opt.SnapshotEvery))
+	t.dropped = max(t.dropped, min(t.roundTick, t.conf.Tick()-t.opt.SnapshotEvery))
+	t.Log.DropBefore(t.dropped)
 }
 
 // newRound closes the previous round's record and snapshots the new round's

@@ -304,3 +304,36 @@ func BenchmarkServerLateEvent(b *testing.B) {
 	}
 	_ = g
 }
+
+// TestLazyTimeline: a lazy timeline does not simulate the predicted present
+// until it is read, and then shows the same state as an eager one, also after
+// its log was pruned past it (it starts again from the confirmed state).
+func TestLazyTimeline(t *testing.T) {
+	eager := newTL(t, Options{Confirmed: true})
+	lazy := newTL(t, Options{Confirmed: true, Lazy: true})
+	g := &gen{rng: 5, n: 6}
+	for now := int64(0); now < 6000; now++ {
+		for _, te := range g.events(now, nil) {
+			eager.Insert(te)
+			lazy.Insert(te)
+		}
+		eager.Advance(now + 1)
+		lazy.Advance(now + 1)
+		eager.Finalize(now - 20)
+		lazy.Finalize(now - 20)
+		if now == 100 || now == 5999 {
+			if lazy.Present() != eager.Present() {
+				t.Fatalf("tick %d: present %d, want %d", now, lazy.Present(), eager.Present())
+			}
+			if lazy.State().Hash() != eager.State().Hash() {
+				t.Fatalf("tick %d: lazy state differs from eager", now)
+			}
+		}
+		if now == 50 && lazy.pred.Tick() != 0 {
+			t.Fatalf("the lazy timeline simulated %d ticks nobody read", lazy.pred.Tick())
+		}
+	}
+	if lazy.Confirmed().Hash() != eager.Confirmed().Hash() {
+		t.Fatal("confirmed states differ")
+	}
+}

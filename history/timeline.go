@@ -27,6 +27,10 @@ type Options struct {
 	// OnRound, with Confirmed, receives each round's complete record once the
 	// next round has started on the confirmed state.
 	OnRound func(RoundRecord)
+	// Lazy, with Confirmed, simulates the predicted present only when State
+	// is read: a server room without bots never needs it (the confirmed state
+	// answers everything else), which halves its simulation work.
+	Lazy bool
 }
 
 // Errors returned by the timeline.
@@ -95,8 +99,10 @@ type Timeline struct {
 	roundHash []TickHash
 	confHash  []hashSlot // ring of confirmed hashes, for checking clients' reports
 
-	evBuf []sim.Event
-	reqs  []Request
+	evBuf   []sim.Event
+	reqs    []Request
+	now     int64 // the present asked for by Advance (ahead of pred when lazy)
+	dropped int64 // the log holds no events before this tick
 	// Rollbacks counts rollbacks and RolledBack the ticks replayed by them.
 	Rollbacks, RolledBack int64
 }
@@ -151,10 +157,41 @@ func New(s *sim.State, opt Options) (*Timeline, error) {
 }
 
 // Present is the next tick the predicted state will step.
-func (t *Timeline) Present() int64 { return t.pred.Tick() }
+func (t *Timeline) Present() int64 { return max(t.now, t.pred.Tick()) }
 
-// State is the predicted present. Read it; do not step it.
-func (t *Timeline) State() *sim.State { return t.pred }
+// State is the predicted present. Read it; do not step it. A lazy timeline
+// catches up first.
+func (t *Timeline) State() *sim.State {
+	if t.opt.Lazy && t.conf != nil {
+		t.catchUp()
+	}
+	return t.pred
+}
+
+// catchUp brings a lazy timeline's predicted state to the present; when the
+// log no longer holds what it would replay, it starts again from the
+// confirmed state.
+func (t *Timeline) catchUp() {
+	if t.pred.Tick() < t.dropped {
+		enc := t.conf.AppendBinary(nil)
+		st, err := sim.UnmarshalState(enc)
+		if err != nil {
+			panic("history: confirmed state does not decode: " + err.Error())
+		}
+		t.pred = st
+		clear(t.ring)
+		st.Save(&t.base)
+		t.dirty = noDirty
+	}
+	var err error
+	if t.reqs, err = t.Plan(t.now, t.reqs[:0]); err == nil {
+		err = t.Apply(t.reqs)
+	}
+	if err != nil {
+		t.dropped = t.pred.Tick() + 1 // start from the confirmed state next time
+		t.catchUp()
+	}
+}
 
 // Confirmed is the confirmed state, or nil without Options.Confirmed.
 func (t *Timeline) Confirmed() *sim.State { return t.conf }
@@ -264,6 +301,10 @@ func (t *Timeline) Apply(reqs []Request) error {
 // Advance rolls back if needed and steps the predicted state up to target. It
 // returns how many ticks a rollback replayed (0 without one).
 func (t *Timeline) Advance(target int64) (int64, error) {
+	t.now = max(t.now, target)
+	if t.opt.Lazy && t.conf != nil {
+		return 0, nil // simulated when someone reads State
+	}
 	depth := int64(0)
 	if t.dirty < t.pred.Tick() {
 		depth = t.pred.Tick() - t.dirty

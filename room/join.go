@@ -153,12 +153,11 @@ func (r *Room) fillBots() {
 			have--
 		}
 	}
-	s := r.tl.State()
 	for p := range r.members {
 		if have >= want {
 			break
 		}
-		if r.members[p] == nil && !s.Cycle(p).Present {
+		if r.members[p] == nil && !r.tl.State().Cycle(p).Present {
 			r.members[p] = &member{player: p, name: botName(p), bot: bot.New(p, r.cfg.Seed+uint64(p)*7919)}
 			r.serverEvent(sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
 			have++
@@ -169,8 +168,14 @@ func (r *Room) fillBots() {
 
 // seatBots lets leaving bots go while no round is being fought.
 func (r *Room) seatBots() {
-	ph, _ := r.tl.State().Phase()
-	if ph == sim.PhasePlay {
+	leaving := false
+	for _, m := range r.members {
+		leaving = leaving || m != nil && m.bot != nil && m.leaving
+	}
+	if !leaving {
+		return
+	}
+	if ph, _ := r.tl.State().Phase(); ph == sim.PhasePlay {
 		return
 	}
 	for p, m := range r.members {

@@ -175,7 +175,7 @@ func New(name string, cfg Config, now time.Duration, send func(ConnID, []byte)) 
 	}
 	r := &Room{Name: name, cfg: cfg, send: send, epoch: now, byConn: map[ConnID]int{}, specs: map[ConnID]*spectator{}}
 	r.dt = time.Second / time.Duration(cfg.Sim.TickRate)
-	r.tl, err = history.New(s, history.Options{Confirmed: true, OnRound: r.onRound,
+	r.tl, err = history.New(s, history.Options{Confirmed: true, OnRound: r.onRound, Lazy: cfg.Bots == 0,
 		Window: int64((cfg.MaxLenient + cfg.MaxLead + time.Second) / r.dt)})
 	if err != nil {
 		return nil, err

@@ -48,6 +48,9 @@ func (r *Room) Tick(now time.Duration) error {
 // botsDecide lets every bot look at the present and inserts its inputs there:
 // bots sit at the server, with no latency and no leniency.
 func (r *Room) botsDecide() {
+	if r.Bots() == 0 {
+		return // and the predicted present is not simulated at all
+	}
 	s := r.tl.State()
 	r.botEvs = r.botEvs[:0]
 	for _, m := range r.members {
@@ -114,7 +117,7 @@ func (r *Room) pingAll(now time.Duration) {
 // target lead.
 func (r *Room) heartbeat(now time.Duration) {
 	hb := &proto.Heartbeat{Tick: uint64(r.auth.Now()), Time: us(now - r.epoch), Seq: r.bcastSeq}
-	s := r.tl.State()
+	s := r.tl.Confirmed() // not the predicted present: a room without bots never simulates it
 	for p := range r.members {
 		if m := r.members[p]; m != nil || s.Cycle(p).Present {
 			hp := proto.HeartbeatPlayer{Player: uint8(p), Final: uint64(max(0, r.auth.Final(p)))}
@@ -146,7 +149,7 @@ func (r *Room) roster() proto.Roster {
 	case ch.Fixed > 0:
 		ro.Charity = proto.Charity{Mode: proto.CharityFixed, Value: uint32(us(ch.Fixed))}
 	}
-	s := r.tl.State()
+	s := r.tl.Confirmed() // scores that can no longer change
 	for p, m := range r.members {
 		if m == nil {
 			continue
