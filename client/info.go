@@ -32,7 +32,8 @@ type PlayerInfo struct {
 	// PredictedLagMs is U_you(i) = o_i + o_you + L_you - L_i (netcode.md
 	// section 3): how far behind its real position player i is drawn. The
 	// mind reader's extra lead is left out on both sides: every browser runs
-	// it, so it cancels. 0 for yourself.
+	// it, so it cancels; a bot has none, so against a bot ours counts. 0 for
+	// yourself.
 	PredictedLagMs float64
 	// MeasuredLagMs is the median of the lags measured on i's recent events.
 	MeasuredLagMs float64
@@ -71,7 +72,12 @@ func (s *Session) Info() Info {
 			Score: int64(p.Score), LatencyMs: ms(fromUs(int64(p.Latency))), LeadMs: ms(fromUs(int64(p.Lead)))}
 		if !p.Spectator && int(p.ID) != s.you {
 			oi, li := fromUs(int64(p.Latency)), fromUs(int64(p.Lead))
-			pi.PredictedLagMs = ms(oi + oYou + lYou - li)
+			pred := oi + oYou + lYou - li
+			if p.Bot {
+				// A bot has no mind-reader lead to cancel ours.
+				pred += s.extra
+			}
+			pi.PredictedLagMs = ms(pred)
 			if int(p.ID) < len(s.lagRing) {
 				pi.MeasuredLagMs = ms(s.lagRing[p.ID].median())
 			}

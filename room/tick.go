@@ -18,11 +18,15 @@ func (r *Room) Tick(now time.Duration) error {
 		r.Stats.TickLateness = now - r.epoch - time.Duration(r.auth.Now()+1)*r.dt
 	}
 	for r.auth.Now() < target {
-		r.botsDecide()
 		if _, err := r.auth.Tick(r.auth.Now() + 1); err != nil {
 			return err
 		}
 		r.seatBots()
+		// Bots decide for the new present as soon as it begins, not when it
+		// is stepped a tick later: their events then reach everyone as early
+		// as a human's with no latency would, and the lag-o-meters' o = 0,
+		// L = 0 for bots holds.
+		r.botsDecide()
 	}
 	if now-r.lastPolicy >= r.cfg.Ping {
 		r.lastPolicy = now
