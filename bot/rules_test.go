@@ -1,13 +1,9 @@
 package bot
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"strings"
 	"testing"
 
+	"webtron/internal/detcheck"
 	"webtron/sim"
 )
 
@@ -86,48 +82,5 @@ func TestLatency(t *testing.T) {
 // its own: no floats, no goroutines, no maps, no package-level variables, and
 // nothing imported but the simulation.
 func TestImportRules(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	checked := 0
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checked++
-		for _, imp := range f.Imports {
-			if imp.Path.Value != `"webtron/sim"` {
-				t.Errorf("%s imports %s; the bot may import only webtron/sim", name, imp.Path.Value)
-			}
-		}
-		for _, d := range f.Decls {
-			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
-				t.Errorf("%s: package-level variable", fset.Position(g.Pos()))
-			}
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.Ident:
-				if strings.HasPrefix(n.Name, "float") || strings.HasPrefix(n.Name, "complex") {
-					t.Errorf("%s: float type %s", fset.Position(n.Pos()), n.Name)
-				}
-			case *ast.BasicLit:
-				if n.Kind == token.FLOAT || n.Kind == token.IMAG {
-					t.Errorf("%s: float literal %s", fset.Position(n.Pos()), n.Value)
-				}
-			case *ast.GoStmt, *ast.SelectStmt, *ast.MapType:
-				t.Errorf("%s: goroutine, select or map", fset.Position(n.Pos()))
-			}
-			return true
-		})
-	}
-	if checked < 5 {
-		t.Fatalf("checked only %d files", checked)
-	}
+	detcheck.Check(t, []string{"webtron/sim"}, 5)
 }
