@@ -126,13 +126,13 @@ func collect(o SwarmOptions, players []*Player, errs []error, dur time.Duration)
 				continue // a server bot, or a player of another process
 			}
 			r.Pairs = append(r.Pairs, lab.PairRow{Viewer: i + 1, Peer: peer, Predicted: predicted[slot],
-				P50: ms(pct(v, 0.5)), P95: ms(pct(v, 0.95)), Samples: len(v)})
+				P50: lab.Ms(lab.Percentile(v, 0.5)), P95: lab.Ms(lab.Percentile(v, 0.95)), Samples: len(v)})
 		}
 		p.mu.Unlock()
 	}
 	slices.SortFunc(r.Pairs, func(a, b lab.PairRow) int { return cmp.Or(a.Viewer-b.Viewer, a.Peer-b.Peer) })
-	r.Lag = lab.Percentiles2{P50: ms(pct(all, 0.5)), P95: ms(pct(all, 0.95))}
-	r.Bandwidth = lab.Bandwidth{UpP50: median(ups), DownP50: median(downs)}
+	r.Lag = lab.Percentiles2{P50: lab.Ms(lab.Percentile(all, 0.5)), P95: lab.Ms(lab.Percentile(all, 0.95))}
+	r.Bandwidth = lab.Bandwidth{UpP50: lab.Median(ups), DownP50: lab.Median(downs)}
 	if len(welcomes) > 0 {
 		slices.Sort(welcomes)
 		r.WelcomeBytes = WelcomeSize{P50: welcomes[len(welcomes)/2], Max: welcomes[len(welcomes)-1]}
@@ -158,24 +158,4 @@ func (r *Report) Print(w io.Writer) {
 	for _, e := range r.Errors {
 		fmt.Fprintln(w, "error:", e)
 	}
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func pct(v []time.Duration, q float64) time.Duration {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[int(q*float64(len(s)-1))]
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

@@ -72,9 +72,12 @@ type Bandwidth struct {
 	DownP50 float64 `json:"down_p50"`
 }
 
-func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+// Ms converts a duration to fractional milliseconds, the unit of every report.
+func Ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-func pct(v []time.Duration, q float64) time.Duration {
+// Percentile returns the q-quantile (0..1) of v, nearest rank below; 0 for
+// no samples. The lab and the headless clients report with it.
+func Percentile(v []time.Duration, q float64) time.Duration {
 	if len(v) == 0 {
 		return 0
 	}
@@ -114,14 +117,14 @@ func (x *experiment) report() *Report {
 		}
 		ones[id] = time.Duration(pl.Latency) * time.Microsecond
 		leads[id] = time.Duration(pl.Lead) * time.Microsecond
-		r.Players = append(r.Players, PlayerRow{ID: id, RTTMs: msf(o.Pings[id-1]), LeadMs: msf(leads[id]),
-			LeniencyMs: msf(time.Duration(pl.Leniency) * time.Microsecond)})
+		r.Players = append(r.Players, PlayerRow{ID: id, RTTMs: Ms(o.Pings[id-1]), LeadMs: Ms(leads[id]),
+			LeniencyMs: Ms(time.Duration(pl.Leniency) * time.Microsecond)})
 	}
 	slices.SortFunc(r.Players, func(a, b PlayerRow) int { return a.ID - b.ID })
 	if c := o.Charity; c.Auto || c.Fixed > 0 {
-		r.CharityMs = msf(c.Amount(minOf(ones), maxOf(ones), max(o.CharityCap, 0)))
+		r.CharityMs = Ms(c.Amount(minOf(ones), maxOf(ones), max(o.CharityCap, 0)))
 		if o.CharityCap == 0 {
-			r.CharityMs = msf(c.Amount(minOf(ones), maxOf(ones), clock.DefaultCharityCap))
+			r.CharityMs = Ms(c.Amount(minOf(ones), maxOf(ones), clock.DefaultCharityCap))
 		}
 	}
 	extra, queue := time.Duration(0), time.Duration(0)
@@ -143,8 +146,8 @@ func (x *experiment) report() *Report {
 			// leads the clients really run at: the server's target plus the
 			// mind reader's extra (section 4), the same for every lab client.
 			pred := ones[peer] + ones[p.id] + (leads[p.id] + extra) - (leads[peer] + extra) + queue
-			r.Pairs = append(r.Pairs, PairRow{Viewer: p.id, Peer: peer, Predicted: msf(pred),
-				P50: msf(pct(v, 0.5)), P95: msf(pct(v, 0.95)), Samples: len(v)})
+			r.Pairs = append(r.Pairs, PairRow{Viewer: p.id, Peer: peer, Predicted: Ms(pred),
+				P50: Ms(Percentile(v, 0.5)), P95: Ms(Percentile(v, 0.95)), Samples: len(v)})
 		}
 	}
 	slices.SortFunc(r.Pairs, func(a, b PairRow) int {
@@ -153,15 +156,15 @@ func (x *experiment) report() *Report {
 		}
 		return a.Peer - b.Peer
 	})
-	r.Input = Percentiles3{msf(pct(inputs, 0.05)), msf(pct(inputs, 0.5)), msf(pct(inputs, 0.95))}
+	r.Input = Percentiles3{Ms(Percentile(inputs, 0.05)), Ms(Percentile(inputs, 0.5)), Ms(Percentile(inputs, 0.95))}
 	var rb []time.Duration
 	for _, d := range x.room.Stats.RollbackTicks {
 		rb = append(rb, time.Duration(d)*x.dt)
 	}
-	r.Rollback = Percentiles2{msf(pct(rb, 0.5)), msf(pct(rb, 0.95))}
+	r.Rollback = Percentiles2{Ms(Percentile(rb, 0.5)), Ms(Percentile(rb, 0.95))}
 	r.Events, r.Postponed, r.Refused, r.Desyncs = x.room.Stats.Events, x.room.Stats.Postponed, x.room.Stats.Refused, x.room.Stats.Desyncs
 	r.Lost = x.lost()
-	r.Bandwidth = Bandwidth{median(ups), median(downs)}
+	r.Bandwidth = Bandwidth{Median(ups), Median(downs)}
 	r.Rounds = x.rounds
 	return r
 }
@@ -197,7 +200,9 @@ func maxOf(m map[int]time.Duration) time.Duration {
 	return v
 }
 
-func median(v []float64) float64 {
+// Median returns the middle value of v (upper middle for an even count), 0
+// for none.
+func Median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
