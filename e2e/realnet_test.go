@@ -117,7 +117,6 @@ func (p *player) loop(ctx context.Context, seed uint64) {
 	}
 }
 
-
 // realMatrix plays the pings (RTTs) through delay relays against the real
 // server for d and returns the measured p50 of U_viewer(peer), by client index.
 func realMatrix(t *testing.T, charity clock.Charity, pings []time.Duration, d time.Duration) map[[2]int]float64 {
