@@ -50,7 +50,7 @@ func TestPredictionAndAcks(t *testing.T) {
 	}
 	s.Press(now, sim.EvBrakeOn, 0)
 	// Without the mind reader the press lands on the next tick.
-	if got := s.pending[1]; got != 73 {
+	if got := pendingTick(s, 1); got != 73 {
 		t.Fatalf("own event tick %d, want 73", got)
 	}
 	if out := s.Outgoing(nil); len(out) == 0 {
@@ -79,7 +79,7 @@ func TestPredictionAndAcks(t *testing.T) {
 	}
 	// A refused proposal is taken back.
 	s.Press(now+20*time.Millisecond, sim.EvTurnRight, 0)
-	tick := s.pending[2]
+	tick := pendingTick(s, 2)
 	recv(t, s, now, &proto.Refused{Seq: 2, Reason: proto.RefuseNotAlive})
 	if evs := s.Timeline().Log.AppendAt(nil, tick); len(evs) != 0 {
 		t.Fatalf("refused event still logged: %v", evs)
@@ -90,7 +90,7 @@ func TestFinalityWaitsForOwnProposals(t *testing.T) {
 	s := started(t, false)
 	s.Update(500 * time.Millisecond)
 	s.Press(500*time.Millisecond, sim.EvBrakeOn, 0)
-	own := s.pending[1]
+	own := pendingTick(s, 1)
 	recv(t, s, 600*time.Millisecond, &proto.Heartbeat{Tick: 72, Seq: 0, Players: []proto.HeartbeatPlayer{
 		{Player: 0, Final: 70, Margin: proto.NoMargin}, {Player: 1, Final: 65, Margin: proto.NoMargin}}})
 	if got := s.Confirmed(); got != min(66, own) {
@@ -107,11 +107,11 @@ func TestMindReaderBackdates(t *testing.T) {
 	s.Update(now)
 	s.Press(now, sim.EvBrakeOn, 0)
 	// 602 ms - 4.17 ms = 597.8 ms, in tick 71: the input lands on tick 72.
-	if got := s.pending[1]; got != 72 {
+	if got := pendingTick(s, 1); got != 72 {
 		t.Fatalf("backdated tick %d, want 72", got)
 	}
 	s.Press(now, sim.EvBrakeOff, 20*time.Millisecond) // a slow browser queue: at most 2 ticks back
-	if got := s.pending[2]; got != 71 {
+	if got := pendingTick(s, 2); got != 71 {
 		t.Fatalf("with 20 ms of queue latency: tick %d, want 71 (two ticks back at most)", got)
 	}
 }
@@ -140,4 +140,12 @@ func TestConfirmedState(t *testing.T) {
 	if s.Timeline().State().Tick() <= c.Tick() {
 		t.Fatalf("predicted present %d is not ahead of the confirmed %d", s.Timeline().State().Tick(), c.Tick())
 	}
+}
+
+// pendingTick is the tick of our unanswered proposal seq, or -1.
+func pendingTick(s *Session, seq uint32) int64 {
+	if p, ok := s.pending[seq]; ok {
+		return p.tick
+	}
+	return -1
 }

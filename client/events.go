@@ -50,8 +50,6 @@ func (s *Session) load(h proto.History) error {
 	s.bcast = h.Seq
 	clear(s.got)
 	clear(s.pending)
-	clear(s.pendKind)
-	clear(s.sentAt)
 	s.finalAll = int64(h.Tick)
 	for p := range s.final {
 		s.final[p] = int64(h.Tick) - 1
@@ -94,9 +92,9 @@ func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
 	for _, te := range m.Events {
 		ev := history.TickEvent{Tick: int64(te.Tick), Ev: te.Event}
 		if int(ev.Ev.Player) == s.you {
-			if old, ok := s.pending[ev.Ev.Seq]; ok {
-				if old != ev.Tick {
-					s.tl.Move(history.TickEvent{Tick: old, Ev: s.pendKind[ev.Ev.Seq]}, ev.Tick)
+			if p, ok := s.pending[ev.Ev.Seq]; ok {
+				if p.tick != ev.Tick {
+					s.tl.Move(p.entry(), ev.Tick)
 				}
 				s.forget(ev.Ev.Seq)
 				continue
@@ -121,9 +119,9 @@ func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
 
 func (s *Session) postponed(now time.Duration, m *proto.Postponed) {
 	s.stats.Postponed++
-	if old, ok := s.pending[m.Seq]; ok && old != int64(m.Tick) {
-		s.tl.Move(history.TickEvent{Tick: old, Ev: s.pendKind[m.Seq]}, int64(m.Tick))
-		s.pending[m.Seq] = int64(m.Tick)
+	if p, ok := s.pending[m.Seq]; ok && p.tick != int64(m.Tick) {
+		s.tl.Move(p.entry(), int64(m.Tick))
+		p.tick = int64(m.Tick)
 	}
 }
 
@@ -132,16 +130,14 @@ func (s *Session) refused(m *proto.Refused) {
 		return // an answer to a resent proposal: the first one's fate comes with the broadcast
 	}
 	s.stats.Refused++
-	if old, ok := s.pending[m.Seq]; ok {
-		s.tl.Remove(history.TickEvent{Tick: old, Ev: s.pendKind[m.Seq]})
+	if p, ok := s.pending[m.Seq]; ok {
+		s.tl.Remove(p.entry())
 		s.forget(m.Seq)
 	}
 }
 
 func (s *Session) forget(seq uint32) {
 	delete(s.pending, seq)
-	delete(s.pendKind, seq)
-	delete(s.sentAt, seq)
 }
 
 func (s *Session) heartbeat(now time.Duration, m *proto.Heartbeat) {
@@ -173,8 +169,8 @@ func (s *Session) heartbeat(now time.Duration, m *proto.Heartbeat) {
 	}
 	// Our own proposals still unanswered may yet be postponed past what the
 	// server calls final for us: nothing from their tick on is confirmed.
-	for _, t := range s.pending {
-		all = min(all, t)
+	for _, p := range s.pending {
+		all = min(all, p.tick)
 	}
 	if s.bcast >= s.hbSeq { // every broadcast the heartbeat covers has arrived
 		s.finalAll = max(s.finalAll, all)

@@ -62,9 +62,7 @@ type Session struct {
 	hello       []byte
 	helloAt     time.Duration
 	seq         uint32
-	sentAt      map[uint32]time.Duration // when each pending proposal was (re)sent
-	pending     map[uint32]int64         // own events not yet acknowledged: seq -> tick
-	pendKind    map[uint32]sim.Event
+	pending     map[uint32]*proposal // own events not yet acknowledged, by sequence number
 	final       [sim.MaxPlayers]int64
 	finalAll    int64           // every input before this tick is final
 	bcast       uint64          // every broadcast before this one has arrived
@@ -85,6 +83,16 @@ type Session struct {
 	// key went down on the client's clock (before the input queue's delay).
 	OnLocal func(ev sim.Event, tick int64, pressAt time.Duration)
 }
+
+// proposal is one of our own events the server has not answered yet.
+type proposal struct {
+	ev     sim.Event
+	tick   int64         // where it stands in our history (moved when postponed)
+	sentAt time.Duration // when it was last proposed
+}
+
+// entry is the proposal as the history logs it.
+func (p *proposal) entry() history.TickEvent { return history.TickEvent{Tick: p.tick, Ev: p.ev} }
 
 type pingSent struct {
 	id uint32
@@ -118,7 +126,7 @@ func New(opt Options) *Session {
 	if opt.Ping <= 0 {
 		opt.Ping = 250 * time.Millisecond
 	}
-	s := &Session{opt: opt, you: -1, token: opt.Token, pending: map[uint32]int64{}, got: map[uint64]bool{}, asked: map[uint64]bool{}, sentAt: map[uint32]time.Duration{}, pendKind: map[uint32]sim.Event{}, rateNow: clock.RateOne}
+	s := &Session{opt: opt, you: -1, token: opt.Token, pending: map[uint32]*proposal{}, got: map[uint64]bool{}, asked: map[uint64]bool{}, rateNow: clock.RateOne}
 	// The margins only ever undo a raise: the server's leniency is whole
 	// ticks, so on-time events show up to a tick of spare, which must not
 	// pull the lead below the target the charity policy set.
