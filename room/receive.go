@@ -115,16 +115,7 @@ func (r *Room) broadcastEvents(acc *proto.Accepted) {
 	r.bcastSeq++
 	b := encode(acc)
 	r.recent[acc.Seq%uint64(len(r.recent))] = recentBcast{seq: acc.Seq, msg: b}
-	for _, mb := range r.members {
-		if mb != nil && mb.conn != 0 {
-			r.Stats.BytesOut += int64(len(b))
-			r.send(mb.conn, b)
-		}
-	}
-	for c := range r.specs {
-		r.Stats.BytesOut += int64(len(b))
-		r.send(c, b)
-	}
+	r.sendAll(b)
 }
 
 // resend answers a client that missed broadcasts (datagram transports); what

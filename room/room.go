@@ -272,8 +272,10 @@ func (r *Room) sendMsg(c ConnID, m proto.Message) {
 }
 
 // broadcast sends one encoding to every connection.
-func (r *Room) broadcast(m proto.Message) {
-	b := encode(m)
+func (r *Room) broadcast(m proto.Message) { r.sendAll(encode(m)) }
+
+// sendAll sends one encoded message to every connection of the room.
+func (r *Room) sendAll(b []byte) {
 	for _, mb := range r.members {
 		if mb != nil && mb.conn != 0 {
 			r.Stats.BytesOut += int64(len(b))
