@@ -149,3 +149,71 @@ func pendingTick(s *Session, seq uint32) int64 {
 	}
 	return -1
 }
+
+// outgoing decodes what the session queued.
+func outgoing(t *testing.T, s *Session) []proto.Message {
+	t.Helper()
+	var ms []proto.Message
+	for _, b := range s.Outgoing(nil) {
+		m, err := proto.Decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+// TestPingsAnsweredInFrames: while the host runs frames, the answer to a
+// server ping waits for the next Update, says exactly how long it waited,
+// and takes the client's own ping along in the same batch; a host that has
+// stopped running frames gets its answer queued at once.
+func TestPingsAnsweredInFrames(t *testing.T) {
+	s := started(t, false)
+	frame := 4 * time.Millisecond
+	now := time.Duration(0)
+	for range 40 { // 160 ms of frames: past the first own ping
+		now += frame
+		s.Update(now)
+	}
+	outgoing(t, s)
+	arrival := now + time.Millisecond
+	recv(t, s, arrival, &proto.Ping{ID: 3, Time: 777})
+	if ms := outgoing(t, s); len(ms) != 0 {
+		t.Fatalf("answered between frames: %v", ms)
+	}
+	now += frame
+	s.Update(now)
+	var pong *proto.Pong
+	var ping *proto.Ping
+	for _, m := range outgoing(t, s) {
+		switch m := m.(type) {
+		case *proto.Pong:
+			pong = m
+		case *proto.Ping:
+			ping = m
+		}
+	}
+	if pong == nil || pong.ID != 3 || pong.Echo != 777 {
+		t.Fatalf("no answer to ping 3 in the frame: %+v", pong)
+	}
+	if want := uint32((now - arrival) / time.Microsecond); pong.Held != want {
+		t.Errorf("held %d µs, want %d µs", pong.Held, want)
+	}
+	if pong.Time != int64(arrival/time.Microsecond) {
+		t.Errorf("pong time %d, want the arrival %d", pong.Time, arrival/time.Microsecond)
+	}
+	if ping == nil {
+		t.Error("the client's own ping did not ride with the answer")
+	}
+	// No frames for a second: the answer cannot wait for one.
+	now += time.Second
+	recv(t, s, now, &proto.Ping{ID: 4, Time: 888})
+	ms := outgoing(t, s)
+	if len(ms) != 1 {
+		t.Fatalf("queued %d messages without frames, want the answer", len(ms))
+	}
+	if p, ok := ms[0].(*proto.Pong); !ok || p.ID != 4 || p.Held != 0 {
+		t.Errorf("answer %+v, want pong 4 held 0", ms[0])
+	}
+}

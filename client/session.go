@@ -54,6 +54,11 @@ type Session struct {
 	lead     time.Duration // target lead from the server
 	extra    time.Duration // mind reader's added lead: half a tick plus queue latency
 	lastPing time.Duration
+	// answers are the server's pings not yet answered: Update answers them,
+	// right before the host sends what a frame queued, so that the pong's
+	// Held is exact and the pong, the client's own ping and its hash
+	// reports leave in one write.
+	answers []heldPing
 	pingID   uint32
 	pings    [16]pingSent
 
@@ -146,6 +151,26 @@ func (s *Session) Hello(now time.Duration) []byte {
 	}
 	s.hello, s.helloAt = b, now
 	return b
+}
+
+// maxAnswers bounds the server pings waiting for a frame.
+const maxAnswers = 16
+
+// answerWait is how long after the last Update a ping still waits for the
+// next one; past it the host is not running frames and Receive answers.
+const answerWait = 100 * time.Millisecond
+
+// answerPing queues the answer to a server ping, saying how long it was held.
+func (s *Session) answerPing(p heldPing, now time.Duration) {
+	s.queue(&proto.Pong{ID: p.id, Echo: p.echo, Time: us(p.arrival), Tick: uint64(s.tl.Present()),
+		Held: uint32(min(us(max(now-p.arrival, 0)), 1<<31))})
+}
+
+// heldPing is a server ping waiting for its answer.
+type heldPing struct {
+	id      uint32
+	echo    int64
+	arrival time.Duration
 }
 
 // Outgoing appends the messages waiting to be sent to out and forgets them.
@@ -253,7 +278,14 @@ func (s *Session) ReceiveAt(arrival, now time.Duration, msg []byte) error {
 	}
 	switch m := m.(type) {
 	case *proto.Ping:
-		s.queue(&proto.Pong{ID: m.ID, Echo: m.Time, Time: us(arrival), Tick: uint64(s.tl.Present()), Held: uint32(min(us(now-arrival), 1<<31))})
+		switch {
+		case now-s.lastNow > answerWait:
+			// The host has stopped calling Update (a hidden page): answer
+			// now, so that the server still hears from us.
+			s.answerPing(heldPing{id: m.ID, echo: m.Time, arrival: arrival}, now)
+		case len(s.answers) < maxAnswers: // more between two frames is a flood: answer some
+			s.answers = append(s.answers, heldPing{id: m.ID, echo: m.Time, arrival: arrival})
+		}
 	case *proto.Pong:
 		s.pong(arrival, m)
 	case *proto.Accepted:

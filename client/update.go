@@ -45,7 +45,15 @@ func (s *Session) Update(now time.Duration) {
 			s.queue(&proto.ResendRequest{First: proto.ResyncSeq, Last: proto.ResyncSeq})
 		}
 	}
-	if now-s.lastPing >= s.opt.Ping {
+	answered := len(s.answers) > 0
+	for _, a := range s.answers {
+		s.answerPing(a, now)
+	}
+	s.answers = s.answers[:0]
+	// The client's ping rides with its answer to the server's ping when
+	// half an interval has passed: one write to the server instead of two,
+	// and the server answers with its next heartbeat, again one write.
+	if since := now - s.lastPing; since >= s.opt.Ping || answered && since >= s.opt.Ping/2 {
 		s.lastPing = now
 		s.pingID++
 		s.pings[s.pingID%uint32(len(s.pings))] = pingSent{id: s.pingID, at: now}

@@ -125,7 +125,8 @@ func (p *Player) readLoop() {
 			p.ws.CloseNow()
 			return
 		}
-		p.flush()
+		// Answers wait for the next frame (pongs say how long they were
+		// held), so a frame's messages go out together, as a page's do.
 	}
 }
 

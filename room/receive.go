@@ -18,6 +18,17 @@ const (
 // means the connection broke the protocol: the caller closes it with that
 // reason, and the room carries on.
 func (r *Room) Receive(c ConnID, msg proto.Message, now time.Duration) *proto.Error {
+	return r.ReceiveAt(c, msg, now, now)
+}
+
+// ReceiveAt is Receive for a message that arrived at time arrived and is
+// handled only now, as the server does with pings, pongs, hash reports and
+// chat: they wait for the room's next tick instead of waking it. A ping's
+// answer then says when the ping arrived and how long it was held (the
+// client takes the hold out of its round trip), and a pong is timed at its
+// arrival, so the clocks and the charity see no hold at all.
+func (r *Room) ReceiveAt(c ConnID, msg proto.Message, arrived, now time.Duration) *proto.Error {
+	arrived = min(arrived, now)
 	p, isPlayer := r.byConn[c]
 	_, isSpec := r.specs[c]
 	if !isPlayer && !isSpec {
@@ -25,10 +36,14 @@ func (r *Room) Receive(c ConnID, msg proto.Message, now time.Duration) *proto.Er
 	}
 	switch m := msg.(type) {
 	case *proto.Ping:
-		r.sendMsg(c, &proto.Pong{ID: m.ID, Echo: m.Time, Time: us(now - r.epoch), Tick: uint64(r.auth.Now())})
+		if len(r.pongs) >= maxHeldPongs {
+			r.sendPongs(now) // spectators' pings are not a room's memory
+		}
+		r.pongs = append(r.pongs, heldPong{c: c, arrived: arrived,
+			pong: proto.Pong{ID: m.ID, Echo: m.Time, Time: us(arrived - r.epoch)}})
 	case *proto.Pong:
 		if isPlayer {
-			r.pong(r.members[p], m, now)
+			r.pong(r.members[p], m, arrived)
 		}
 	case *proto.Propose:
 		if !isPlayer {
@@ -49,6 +64,28 @@ func (r *Room) Receive(c ConnID, msg proto.Message, now time.Duration) *proto.Er
 		return &proto.Error{Code: proto.CloseProtocol, Text: fmt.Sprintf("%v is not a client message", msg.Type())}
 	}
 	return nil
+}
+
+// maxHeldPongs bounds the answers held at once (connections are rate-limited,
+// so this is only reached by a room full of spectators).
+const maxHeldPongs = 1024
+
+// sendPongs sends the held answers to pings, each saying how long it was
+// held, to the connections still in the room.
+func (r *Room) sendPongs(now time.Duration) {
+	for i := range r.pongs {
+		h := &r.pongs[i]
+		if _, ok := r.byConn[h.c]; !ok {
+			if _, ok := r.specs[h.c]; !ok {
+				continue // left meanwhile
+			}
+		}
+		h.pong.Tick = uint64(r.auth.Now())
+		h.pong.Held = uint32(min(us(now-h.arrived), 1<<31))
+		r.sendMsg(h.c, &h.pong)
+	}
+	clear(r.pongs)
+	r.pongs = r.pongs[:0]
 }
 
 // pong records an RTT sample measured on the server's own clock: the send
@@ -159,10 +196,10 @@ func (r *Room) chat(c ConnID, p int, isPlayer bool, m *proto.Chat, now time.Dura
 	from := uint8(255)
 	if isPlayer {
 		mb := r.members[p]
-		if now-mb.lastChat < r.cfg.ChatEvery {
+		if mb.chatted && now-mb.lastChat < r.cfg.ChatEvery {
 			return // rate-limited: dropped silently, the sender sees its line missing
 		}
-		mb.lastChat = now
+		mb.lastChat, mb.chatted = now, true
 		from = uint8(p)
 	}
 	if len(m.Text) == 0 || len(m.Text) > proto.MaxChatLen {

@@ -108,6 +108,7 @@ type member struct {
 	pings     [16]pingSent
 	pingID    uint32
 	lastChat  time.Duration
+	chatted   bool          // lastChat is set: a first line within ChatEvery of the room's start is not a flood
 	spare     time.Duration // least spare of this member's events since the last heartbeat
 	decided   bool          // whether it had any
 	lastProp  time.Duration
@@ -149,9 +150,25 @@ type Room struct {
 	lastRoster  time.Duration
 
 	botEvs []sim.Event
+	pongs  []heldPong // answers to pings, sent with the next heartbeat
 	buf    []byte
 	Stats  Stats
 }
+
+// heldPong is the answer to a ping, held until the next heartbeat so that
+// both go to the client in one write (one wake-up of its connection) rather
+// than two: under load the server's cost is mostly the number of socket
+// writes. The pong says how long it was held, and the client takes that out
+// of the round trip.
+type heldPong struct {
+	c       ConnID
+	pong    proto.Pong
+	arrived time.Duration
+}
+
+// maxPongHold bounds the hold for a room configured with slow heartbeats:
+// the client's ping table must still know the ping when its answer comes.
+const maxPongHold = 250 * time.Millisecond
 
 type recentBcast struct {
 	seq uint64
@@ -193,6 +210,11 @@ func (r *Room) Timeline() *history.Timeline { return r.tl }
 
 // Now returns the server's present tick.
 func (r *Room) Now() int64 { return r.auth.Now() }
+
+// NextTick returns the time (on the clock Tick is given) at which the next
+// tick is due. The host sleeps until then rather than on a ticker of its own,
+// whose phase would be wherever the host's goroutine happened to start.
+func (r *Room) NextTick() time.Duration { return r.epoch + time.Duration(r.auth.Now()+1)*r.dt }
 
 // TickDuration returns the length of one tick.
 func (r *Room) TickDuration() time.Duration { return r.dt }

@@ -38,6 +38,9 @@ func (r *Room) Tick(now time.Duration) error {
 	if now-r.lastHB >= r.cfg.Heartbeat {
 		r.lastHB = now
 		r.heartbeat(now)
+		r.sendPongs(now)
+	} else if len(r.pongs) > 0 && now-r.pongs[0].arrived >= maxPongHold {
+		r.sendPongs(now)
 	}
 	if r.rosterDirty && now-r.lastRoster >= 250*time.Millisecond || now-r.lastRoster >= 2*time.Second {
 		r.lastRoster = now

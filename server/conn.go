@@ -72,6 +72,7 @@ type conn struct {
 	once     sync.Once
 	why      reason
 	lastRecv atomic.Int64 // server clock (ns) of the last message received
+	joined   atomic.Bool  // the room has handled this connection's Hello
 	host     *roomHost    // the room joined; set by the reader before the join is sent
 	finished chan struct{}
 }

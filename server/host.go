@@ -14,9 +14,29 @@ import (
 type inbound struct {
 	c     *conn
 	msg   proto.Message
+	at    time.Duration // when the reader received msg (server clock)
 	leave bool
 	fn    func(*room.Room)
 }
+
+// deferrable reports the messages that wait for the room's next tick rather
+// than wake it: each wake-up puts the room goroutine behind whatever else is
+// runnable, and under load those extra wake-ups are what made ticks late
+// (docs/performance.md). A ping's answer reports the time it was held, and a
+// pong is timed at its arrival, so the clocks lose nothing; a hash report
+// or a chat line can wait a few milliseconds. Proposals, joins, leaves and
+// resend requests still wake the room at once.
+func deferrable(t proto.Type) bool {
+	switch t {
+	case proto.TypePing, proto.TypePong, proto.TypeHashReport, proto.TypeChat:
+		return true
+	}
+	return false
+}
+
+// laterCap bounds the messages waiting for a tick; a reader that finds it
+// full waits, which holds back only its own client.
+const laterCap = 256
 
 // counts is a room's population, published after each tick for /api/rooms
 // and the gauges without touching the room from another goroutine.
@@ -29,7 +49,8 @@ type roomHost struct {
 	srv   *Server
 	name  string
 	room  *room.Room
-	inbox chan inbound
+	inbox chan inbound  // messages that wake the room
+	later chan inbound  // messages handled at the next tick (deferrable)
 	stop  chan struct{} // closed by Shutdown
 	done  chan struct{} // closed when the goroutine has returned
 
@@ -54,7 +75,7 @@ type roomHost struct {
 const dumpEvery = 10 * time.Second
 
 func newRoomHost(s *Server, name string, seed uint64) (*roomHost, error) {
-	h := &roomHost{srv: s, name: name, inbox: make(chan inbound, 1024), stop: make(chan struct{}),
+	h := &roomHost{srv: s, name: name, inbox: make(chan inbound, 1024), later: make(chan inbound, laterCap), stop: make(chan struct{}),
 		done: make(chan struct{}), conns: map[room.ConnID]*conn{}, empty: -1}
 	h.pop.Store(&counts{})
 	cfg := s.roomConfig(seed)
@@ -110,14 +131,16 @@ func (h *roomHost) flush() {
 // through the inbox, output goes to non-blocking queues.
 func (h *roomHost) run() {
 	defer close(h.done)
-	t := time.NewTicker(time.Second / time.Duration(h.srv.cfg.TickRate))
+	t := time.NewTimer(h.untilTick())
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
+			h.drainLater()
 			if !h.tick() {
 				return
 			}
+			t.Reset(h.untilTick())
 		case in := <-h.inbox:
 			h.drain(in)
 		case <-h.stop:
@@ -125,6 +148,12 @@ func (h *roomHost) run() {
 			return
 		}
 	}
+}
+
+// untilTick is how long the room may sleep: until its next tick is due, in
+// phase with the tick times the room measures its lateness against.
+func (h *roomHost) untilTick() time.Duration {
+	return max(h.room.NextTick()-h.srv.now(), 0)
 }
 
 // drain handles in and whatever else has arrived, then sends: under load
@@ -136,11 +165,29 @@ func (h *roomHost) drain(in inbound) {
 		case in = <-h.inbox:
 			h.handle(in)
 		default:
+			h.drainLater()
 			h.settle(h.srv.now())
 			return
 		}
 	}
+	h.drainLater()
 	h.settle(h.srv.now())
+}
+
+// drainLater handles the deferred messages that have arrived, after the
+// urgent ones: a connection's Hello goes by the inbox, and its deferrable
+// messages only once it has joined (conn.joined), so they never overtake it.
+func (h *roomHost) drainLater() {
+	for {
+		select {
+		case in := <-h.later:
+			if h.conns[in.c.id] == in.c { // not left meanwhile
+				h.handle(in)
+			}
+		default:
+			return
+		}
+	}
 }
 
 // maxDrain bounds the inbound messages handled before the room's output goes
@@ -166,12 +213,23 @@ func (h *roomHost) handle(in inbound) {
 			if e := h.room.Join(in.c.id, hello, now); e != nil {
 				delete(h.conns, in.c.id)
 				in.c.close(errorReason(e))
+			} else {
+				in.c.joined.Store(true)
 			}
-		} else if e := h.room.Receive(in.c.id, in.msg, now); e != nil {
+		} else if e := h.room.ReceiveAt(in.c.id, in.msg, arrival(in.at, now), now); e != nil {
 			in.c.close(errorReason(e))
 			h.dropped = append(h.dropped, in.c)
 		}
 	}
+}
+
+// arrival is when a message arrived: its reader's stamp, or now for one
+// that has none (tests deliver messages directly).
+func arrival(at, now time.Duration) time.Duration {
+	if at <= 0 || at > now {
+		return now
+	}
+	return at
 }
 
 // settle sends the iteration's messages and lets the room forget the

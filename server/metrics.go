@@ -42,7 +42,11 @@ const (
 
 func newMetrics(s *Server) *metrics {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// The scheduler's latencies (go_sched_latencies_seconds: time goroutines
+	// waited to run) tell Go's queueing apart from the kernel's when ticks
+	// run late.
+	reg.MustRegister(collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsGC, collectors.MetricsScheduler)),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Tick work is tens to hundreds of microseconds; lateness is scheduling
 	// noise of a millisecond or so, and trouble beyond a tick (8.3 ms at 120 Hz).
 	fine := prometheus.ExponentialBuckets(25e-6, 2, 14) // 25 µs .. 0.2 s

@@ -114,7 +114,7 @@ func (s *Server) readLoop(c *conn) {
 			}
 			hello.Stop()
 		}
-		if !c.host.deliver(inbound{c: c, msg: m}) {
+		if !c.host.deliver(inbound{c: c, msg: m, at: now}) {
 			return
 		}
 	}
@@ -174,12 +174,17 @@ func roomName(s string) (string, bool) {
 	return s, true
 }
 
-// deliver hands a message to the room goroutine; false when the room or the
-// connection is gone. It blocks while the inbox is full, which holds back
-// only this client's reads.
+// deliver hands a message to the room goroutine, by the inbox or, for a
+// deferrable message of a joined connection, by the queue read at the next
+// tick; false when the room or the connection is gone. It blocks while that
+// queue is full, which holds back only this client's reads.
 func (h *roomHost) deliver(in inbound) bool {
+	q := h.inbox
+	if in.msg != nil && in.c.joined.Load() && deferrable(in.msg.Type()) {
+		q = h.later
+	}
 	select {
-	case h.inbox <- in:
+	case q <- in:
 		return true
 	case <-h.done:
 		return false

@@ -1,0 +1,125 @@
+package room
+
+import (
+	"testing"
+	"time"
+
+	"webtron/proto"
+)
+
+// TestPongsWaitForHeartbeat: a ping does not get its own write. Its answer
+// leaves with the next heartbeat, timed at the ping's arrival and saying how
+// long it was held, so the client's clock sees no hold at all.
+func TestPongsWaitForHeartbeat(t *testing.T) {
+	type sentMsg struct {
+		c ConnID
+		m proto.Message
+	}
+	var out []sentMsg
+	r, err := New("test", Config{Seats: 2}, 0, func(c ConnID, b []byte) {
+		m, err := proto.Decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, sentMsg{c, m})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dt := r.TickDuration()
+	if e := r.Join(1, &proto.Hello{Name: "a"}, 0); e != nil {
+		t.Fatal(e.Text)
+	}
+	now := time.Duration(0)
+	step := func() {
+		now = r.NextTick()
+		if err := r.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 30 { // past the first heartbeat
+		step()
+	}
+	pongs := func() (ps []*proto.Pong) {
+		for _, s := range out {
+			if p, ok := s.m.(*proto.Pong); ok && s.c == 1 {
+				ps = append(ps, p)
+			}
+		}
+		return ps
+	}
+	out = out[:0]
+	arrived := now + dt/3
+	if e := r.ReceiveAt(1, &proto.Ping{ID: 7, Time: 12345}, arrived, arrived+time.Millisecond); e != nil {
+		t.Fatal(e.Text)
+	}
+	if len(pongs()) != 0 {
+		t.Fatal("the pong went out before the heartbeat")
+	}
+	var hbAt time.Duration
+	for hbAt == 0 {
+		before := len(out)
+		step()
+		for _, s := range out[before:] {
+			if _, ok := s.m.(*proto.Heartbeat); ok {
+				hbAt = now
+			}
+		}
+		if now > arrived+time.Second {
+			t.Fatal("no heartbeat within a second")
+		}
+	}
+	ps := pongs()
+	if len(ps) != 1 {
+		t.Fatalf("%d pongs with the heartbeat, want 1", len(ps))
+	}
+	p := ps[0]
+	if p.ID != 7 || p.Echo != 12345 {
+		t.Errorf("pong answers ping %d (echo %d), want 7 (12345)", p.ID, p.Echo)
+	}
+	if want := int64((arrived - r.epoch) / time.Microsecond); p.Time != want {
+		t.Errorf("pong time %d µs, want the arrival %d µs", p.Time, want)
+	}
+	if want := uint32((hbAt - arrived) / time.Microsecond); p.Held != want {
+		t.Errorf("pong held %d µs, want %d µs (arrival to heartbeat)", p.Held, want)
+	}
+	if r.NextTick() != r.epoch+time.Duration(r.Now()+1)*dt {
+		t.Errorf("NextTick %v is not the tick after %d", r.NextTick(), r.Now())
+	}
+}
+
+// TestPongTimesAnRTTAtArrival: a client's pong handled a tick after it
+// arrived counts the round trip to its arrival, not to its handling.
+func TestPongTimesAnRTTAtArrival(t *testing.T) {
+	var pings []*proto.Ping
+	r, err := New("test", Config{Seats: 2, Ping: 50 * time.Millisecond}, 0, func(c ConnID, b []byte) {
+		if m, err := proto.Decode(b); err == nil {
+			if p, ok := m.(*proto.Ping); ok {
+				pings = append(pings, p)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := r.Join(1, &proto.Hello{Name: "a"}, 0); e != nil {
+		t.Fatal(e.Text)
+	}
+	now := time.Duration(0)
+	for len(pings) == 0 {
+		now = r.NextTick()
+		if err := r.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent := now
+	const rtt = 40 * time.Millisecond
+	p := pings[0]
+	if e := r.ReceiveAt(1, &proto.Pong{ID: p.ID, Echo: p.Time}, sent+rtt, sent+rtt+8*time.Millisecond); e != nil {
+		t.Fatal(e.Text)
+	}
+	m := r.members[r.byConn[1]]
+	if got := m.rtt.RTT(); got != rtt {
+		t.Errorf("RTT %v, want %v (the handling delay must not count)", got, rtt)
+	}
+}
