@@ -6,7 +6,11 @@
 # clients' summary; fails if the clients report a desync or protocol error.
 #
 #   scripts/load.sh                       # 1,000 players, 125 rooms, 60 s
-#   COUNT=200 ROOMS=25 DURATION=20s scripts/load.sh
+#   COUNT=200 ROOMS=25 DURATION=20s scripts/load.sh   # DURATION in seconds
+#
+# Knobs for experiments: SERVE_FLAGS, SERVE_ENV (e.g. GOMAXPROCS=1),
+# SERVE_PREFIX (e.g. "chrt -f 1"), CLIENT_PRIO (default "nice -n 19"; e.g.
+# "chrt -i 0"), CLIENT_FLAGS (e.g. "--frame 16.7ms"), BRAKE (brake taps).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNT=${COUNT:-1000}
@@ -16,11 +20,17 @@ PORT=${PORT:-8099}
 BRAKE=${BRAKE:-0}
 out=${OUT:-$(mktemp -d)}
 go build -o "$out/webtron" ./cmd/webtron
+go build -o "$out/wakeprobe" ./scripts/wakeprobe
 ${SERVE_PREFIX:-} env ${SERVE_ENV:-} "$out/webtron" serve --addr 127.0.0.1:$PORT --bots 0 --max-rooms $((ROOMS + 10)) --data "$out/data" ${SERVE_FLAGS:-} >"$out/serve.log" 2>&1 &
 srv=$!
 trap 'kill $srv 2>/dev/null || true' EXIT
 sleep 1
 start=$(date +%s.%N)
+# The machine's own floor: how late a plain thread (outside Go) wakes while
+# the load runs, from 10 s in for half the run.
+secs=${DURATION%s}
+( sleep 10; "$out/wakeprobe" -duration "$((secs / 2))s" >"$out/wakeprobe.txt" 2>&1 ) &
+probe=$!
 (	# one line a second: ticks, ticks later than 5 ms, GC cycles (cumulative)
 	while kill -0 $srv 2>/dev/null; do
 		curl -s 127.0.0.1:$PORT/metrics | awk -v t="$(date +%s.%N)" '
@@ -39,6 +49,7 @@ ${CLIENT_PRIO:-nice -n 19} "$out/webtron" bots --url ws://127.0.0.1:$PORT --coun
 status=$?
 set -e
 curl -s 127.0.0.1:$PORT/metrics >"$out/metrics.txt"
+wait $probe || true
 end=$(date +%s.%N)
 hist() { # name: cumulative share of observations within each bound
 	awk -v n="$1" '
@@ -54,6 +65,7 @@ awk 'NR == 5 { r = $5; w = $6; n = $7; t = $1 } { R = $5; W = $6; N = $7; T = $1
 		(R - r) / (T - t) / 1e9, (W - w) / (T - t) / 1e9, (W - w) / (N - n) / 1e3 }' "$out/samples.txt"
 echo "tick lateness (share of ticks within each bound):"
 hist webtron_tick_lateness_seconds
+cat "$out/wakeprobe.txt"
 echo "Go scheduler latency (goroutine runnable until running):"
 hist go_sched_latencies_seconds
 awk -v s="$start" -v e="$end" '/^process_cpu_seconds_total/{printf "server CPU %.1f s in %.1f s (%.2f cores)\n", $2, e - s, $2 / (e - s)}
@@ -64,6 +76,8 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 keep = {k: v for k, v in r.items() if not isinstance(v, (list, dict))}
 print("clients:", json.dumps(keep))
+for k in ("bytes_per_second", "welcome_bytes", "perceived_lag_ms"):
+    print(" ", k, json.dumps(r.get(k)))
 PY
 echo "files: $out (exit $status)"
 exit $status

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"webtron/clock"
-	"webtron/internal/sched"
 	"webtron/server"
 	"webtron/web"
 )
@@ -35,7 +34,7 @@ type serveFlags struct {
 	addr, charity, rule, data, origin string
 	pprof                             string
 	tickRate                          int64
-	cap, slice                        time.Duration
+	cap                               time.Duration
 	bots, seats, maxRooms, maxPlayers int
 }
 
@@ -51,20 +50,16 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.IntVar(&f.maxPlayers, "max-players", 2000, "connections at once, spectators included")
 	fs.StringVar(&f.data, "data", server.DefaultDataDir(), "data directory (replays, desync dumps); empty writes none")
 	fs.StringVar(&f.origin, "origin", "", "extra allowed WebSocket origins, comma-separated host patterns (e.g. *.example.com)")
-	fs.DurationVar(&f.slice, "sched-slice", 100*time.Microsecond,
-		"CPU slice to ask Linux for on every server thread, so rooms wake on time on a busy machine (0: the kernel's default)")
 	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	return map[string]string{"addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
 		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS",
 		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
-		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF",
-		"sched-slice": "WEBTRON_SCHED_SLICE"}
+		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF"}
 }
 
 // serveOptions are what serve needs besides the server's configuration.
 type serveOptions struct {
 	addr, pprof string
-	slice       time.Duration
 }
 
 // parseServe reads flags and environment into a server configuration.
@@ -118,8 +113,6 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 		{f.bots < 0 || f.bots > f.seats, "bots", "must be 0..seats"},
 		{f.maxRooms < 1, "max-rooms", "must be at least 1"},
 		{f.maxPlayers < 1, "max-players", "must be at least 1"},
-		{f.slice != 0 && (f.slice < sched.MinSlice || f.slice > sched.MaxSlice), "sched-slice",
-			fmt.Sprintf("must be 0 or %v..%v", sched.MinSlice, sched.MaxSlice)},
 	}
 	for _, c := range checks {
 		if c.bad {
@@ -134,7 +127,7 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 			cfg.Origins = append(cfg.Origins, o)
 		}
 	}
-	return cfg, serveOptions{addr: f.addr, pprof: f.pprof, slice: f.slice}, nil
+	return cfg, serveOptions{addr: f.addr, pprof: f.pprof}, nil
 }
 
 // runServe runs the game server until SIGINT or SIGTERM, then closes every
@@ -148,16 +141,6 @@ func runServe(args []string) error {
 		return err
 	}
 	cfg.Logger = newLogger()
-	if opt.slice > 0 {
-		// Measured in docs/performance.md (server under load): with the
-		// load test's clients on the same cores, the kernel's default slice
-		// costs rooms milliseconds of lateness at the 99th percentile.
-		if n, err := sched.SetSlice(opt.slice); err != nil {
-			cfg.Logger.Info("serve: scheduling slice unchanged", "err", err)
-		} else {
-			cfg.Logger.Debug("serve: scheduling slice set", "slice", opt.slice, "threads", n)
-		}
-	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// Rooms tick 120 times a second: a collection that delays many of
 		// them at once shows as tick lateness. Memory is the cheaper
