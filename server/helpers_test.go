@@ -53,6 +53,7 @@ func newTestServer(t *testing.T, mutate func(*Config)) *testServer {
 		t.Fatal(err)
 	}
 	ts := httptest.NewUnstartedServer(s.Handler())
+	ts.Listener = batchListener{ts.Listener} // as Serve does: batched and direct writes
 	ts.Config.ConnContext = s.ConnContext
 	ts.Start()
 	tsrv := &testServer{Server: s, ts: ts, url: "ws" + strings.TrimPrefix(ts.URL, "http")}

@@ -107,7 +107,7 @@ func TestSlowReaderOverSockets(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := httptest.NewUnstartedServer(s.Handler())
-	ts.Listener = smallBuffers{ts.Listener}
+	ts.Listener = batchListener{smallBuffers{ts.Listener}}
 	ts.Config.ConnContext = s.ConnContext
 	ts.Start()
 	defer ts.Close()
