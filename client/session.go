@@ -59,8 +59,8 @@ type Session struct {
 	// Held is exact and the pong, the client's own ping and its hash
 	// reports leave in one write.
 	answers []heldPing
-	pingID   uint32
-	pings    [16]pingSent
+	pingID  uint32
+	pings   [16]pingSent
 
 	askedResync time.Duration
 	lastErr     time.Duration // clock minus its target at the last Update
