@@ -21,8 +21,9 @@ type inbound struct {
 
 // deferrable reports the messages that wait for the room's next tick rather
 // than wake it: each wake-up puts the room goroutine behind whatever else is
-// runnable, and under load those extra wake-ups are what made ticks late
-// (docs/performance.md). A ping's answer reports the time it was held, and a
+// runnable, and a room that wakes only for its ticks and for proposals
+// leaves the cores to the other rooms' ticks (docs/performance.md, server
+// under load). A ping's answer reports the time it was held, and a
 // pong is timed at its arrival, so the clocks lose nothing; a hash report
 // or a chat line can wait a few milliseconds. Proposals, joins, leaves and
 // resend requests still wake the room at once.
