@@ -45,6 +45,7 @@ type Options struct {
 type Player struct {
 	opt   Options
 	ws    *websocket.Conn
+	bc    *batchConn // the socket under ws: a frame's messages leave in one write
 	start time.Time
 
 	mu       sync.Mutex // guards everything below
@@ -72,12 +73,14 @@ func Dial(ctx context.Context, opt Options) (*Player, error) {
 	if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(u, "ws://"), "wss://"), "/") {
 		u = strings.TrimSuffix(u, "/") + "/ws"
 	}
-	ws, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: opt.Header})
+	var bc *batchConn
+	ws, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: opt.Header,
+		HTTPClient: batchingClient(func(c *batchConn) { bc = c })})
 	if err != nil {
 		return nil, fmt.Errorf("headless: dial %s: %w", u, err)
 	}
 	ws.SetReadLimit(int64(proto.MaxSize(proto.TypeWelcome)))
-	p := &Player{opt: opt, ws: ws, start: time.Now(), rng: opt.Seed*0x9e3779b97f4a7c15 | 1, decided: -1,
+	p := &Player{opt: opt, ws: ws, bc: bc, start: time.Now(), rng: opt.Seed*0x9e3779b97f4a7c15 | 1, decided: -1,
 		lags: map[int][]time.Duration{}, welcomed: make(chan struct{}), done: make(chan struct{})}
 	p.sess = client.New(client.Options{Name: opt.Name, Room: opt.Room, Token: opt.Token, Spectate: opt.Spectate, MindReader: opt.MindReader})
 	p.sess.OnEvent = p.onEvent
@@ -181,10 +184,18 @@ func (p *Player) flush() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if p.bc != nil {
+		p.bc.hold()
+	}
 	for _, b := range p.out {
 		if err := p.ws.Write(ctx, websocket.MessageBinary, b); err != nil {
 			p.fail(err)
 			return
+		}
+	}
+	if p.bc != nil {
+		if err := p.bc.release(5 * time.Second); err != nil {
+			p.fail(err)
 		}
 	}
 }
