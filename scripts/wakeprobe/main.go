@@ -45,6 +45,10 @@ func main() {
 			late = append(late, now-next)
 		}
 	}
+	if len(late) == 0 {
+		fmt.Println("wakeprobe: no ticks in", *dur)
+		return
+	}
 	slices.Sort(late)
 	q := func(p float64) time.Duration { return late[int(p*float64(len(late)-1))].Round(time.Microsecond) }
 	within := 0
