@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"webtron/bot"
 	"webtron/client"
 	"webtron/history"
+	"webtron/internal/netbatch"
 	"webtron/proto"
 	"webtron/sim"
 )
@@ -45,7 +47,7 @@ type Options struct {
 type Player struct {
 	opt   Options
 	ws    *websocket.Conn
-	bc    *batchConn // the socket under ws: a frame's messages leave in one write
+	bc    *netbatch.Conn // the socket under ws: a frame's messages leave in one write
 	start time.Time
 
 	mu       sync.Mutex // guards everything below
@@ -73,9 +75,20 @@ func Dial(ctx context.Context, opt Options) (*Player, error) {
 	if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(u, "ws://"), "wss://"), "/") {
 		u = strings.TrimSuffix(u, "/") + "/ws"
 	}
-	var bc *batchConn
-	ws, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: opt.Header,
-		HTTPClient: batchingClient(func(c *batchConn) { bc = c })})
+	var bc *netbatch.Conn
+	var d net.Dialer
+	// One transport per player, so that the dial hands back this player's
+	// socket, wrapped.
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			bc = &netbatch.Conn{Conn: c}
+			return bc, nil
+		}}}
+	ws, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: opt.Header, HTTPClient: hc})
 	if err != nil {
 		return nil, fmt.Errorf("headless: dial %s: %w", u, err)
 	}
@@ -185,7 +198,7 @@ func (p *Player) flush() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if p.bc != nil {
-		p.bc.hold()
+		p.bc.Hold()
 	}
 	for _, b := range p.out {
 		if err := p.ws.Write(ctx, websocket.MessageBinary, b); err != nil {
@@ -194,7 +207,7 @@ func (p *Player) flush() {
 		}
 	}
 	if p.bc != nil {
-		if err := p.bc.release(5 * time.Second); err != nil {
+		if err := p.bc.Release(5 * time.Second); err != nil {
 			p.fail(err)
 		}
 	}

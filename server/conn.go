@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"webtron/internal/netbatch"
 	"webtron/proto"
 	"webtron/room"
 )
@@ -130,7 +131,7 @@ func (c *conn) closing() bool {
 // the client why (when it can) and closes the WebSocket.
 func (c *conn) writeLoop() {
 	defer close(c.finished)
-	bc, _ := c.raw.(*batchConn)
+	bc, _ := c.raw.(*netbatch.Conn)
 	for {
 		select {
 		case batch := <-c.send:
@@ -156,8 +157,8 @@ func (c *conn) writeLoop() {
 }
 
 // writeBatch writes a batch and whatever else is queued already, in one
-// system call when the socket allows it (see batchConn).
-func (c *conn) writeBatch(bc *batchConn, batch [][]byte) error {
+// system call when the socket allows it (see netbatch.Conn).
+func (c *conn) writeBatch(bc *netbatch.Conn, batch [][]byte) error {
 	if bc == nil || len(batch) == 1 && len(c.send) == 0 {
 		for _, b := range batch {
 			if err := c.write(b, c.srv.cfg.WriteTimeout); err != nil {
@@ -167,7 +168,7 @@ func (c *conn) writeBatch(bc *batchConn, batch [][]byte) error {
 		return nil
 	}
 	// Held writes only fill a buffer; release bounds the real one in time.
-	bc.hold()
+	bc.Hold()
 	var err error
 	for n := 0; err == nil; n++ {
 		for _, b := range batch {
@@ -180,13 +181,13 @@ func (c *conn) writeBatch(bc *batchConn, batch [][]byte) error {
 		}
 		batch = <-c.send
 	}
-	if rerr := bc.release(c.srv.cfg.WriteTimeout); err == nil {
+	if rerr := bc.Release(c.srv.cfg.WriteTimeout); err == nil {
 		err = rerr
 	}
 	return err
 }
 
-// write sends one message; timeout 0 means none (a held batchConn).
+// write sends one message; timeout 0 means none (a held netbatch.Conn).
 func (c *conn) write(b []byte, timeout time.Duration) error {
 	ctx := context.Background()
 	if timeout > 0 {

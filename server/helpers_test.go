@@ -14,6 +14,7 @@ import (
 	"webtron/client"
 	"webtron/headless"
 	"webtron/internal/leakcheck"
+	"webtron/internal/netbatch"
 	"webtron/proto"
 	"webtron/room"
 	"webtron/sim"
@@ -53,7 +54,7 @@ func newTestServer(t *testing.T, mutate func(*Config)) *testServer {
 		t.Fatal(err)
 	}
 	ts := httptest.NewUnstartedServer(s.Handler())
-	ts.Listener = batchListener{ts.Listener} // as Serve does: batched and direct writes
+	ts.Listener = netbatch.Listener{Listener: ts.Listener} // as Serve does: batched writes
 	ts.Config.ConnContext = s.ConnContext
 	ts.Start()
 	tsrv := &testServer{Server: s, ts: ts, url: "ws" + strings.TrimPrefix(ts.URL, "http")}

@@ -17,6 +17,7 @@ import (
 	"github.com/coder/websocket"
 
 	"webtron/headless"
+	"webtron/internal/netbatch"
 	"webtron/proto"
 	"webtron/replay"
 )
@@ -107,7 +108,7 @@ func TestSlowReaderOverSockets(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := httptest.NewUnstartedServer(s.Handler())
-	ts.Listener = batchListener{smallBuffers{ts.Listener}}
+	ts.Listener = netbatch.Listener{Listener: smallBuffers{ts.Listener}}
 	ts.Config.ConnContext = s.ConnContext
 	ts.Start()
 	defer ts.Close()

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"webtron/internal/netbatch"
 	"webtron/room"
 )
 
@@ -75,7 +76,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		defer cancel()
 		hs.Shutdown(ctx)
 	}()
-	if err := hs.Serve(batchListener{ln}); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := hs.Serve(netbatch.Listener{Listener: ln}); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
