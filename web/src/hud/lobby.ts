@@ -33,12 +33,14 @@ export class Lobby {
 
   constructor(private readonly join: (r: JoinRequest) => void) {
     this.name.value = localStorage.getItem(NAME_KEY) ?? "";
-    $("play").addEventListener("click", () => this.submit(false));
-    $("spectate").addEventListener("click", () => this.submit(true));
+    // Play is the form's submit button: a click on it, and Enter in either
+    // field, arrive here as one submit event. A click listener on Play as
+    // well joined twice, and the second connection replaced the first.
     $<HTMLFormElement>("lobby-form").addEventListener("submit", (e) => {
       e.preventDefault();
       this.submit(false);
     });
+    $("spectate").addEventListener("click", () => this.submit(true));
   }
 
   show(message = ""): void {
@@ -57,6 +59,9 @@ export class Lobby {
   }
 
   private submit(spectate: boolean): void {
+    // Once hidden, the lobby has handed a join over: a second event from the
+    // same gesture (a double click, Enter held down) must not start another.
+    if (this.root.hidden) return;
     const name = clip(this.name.value, MAX_NAME) || `Player${Math.floor(Math.random() * 900 + 100)}`;
     const room = clip(this.room.value, MAX_ROOM) || "arena";
     localStorage.setItem(NAME_KEY, name);
