@@ -1,5 +1,7 @@
 package history
 
+import "webtron/sim"
+
 // Finalize steps the confirmed state through every tick before `through`: the
 // caller guarantees that no event can still land there. Round records are
 // cut as rounds start, and the log forgets what neither the confirmed round
@@ -12,8 +14,12 @@ func (t *Timeline) Finalize(through int64) {
 	through = min(through, t.Present())
 	for tick := t.conf.Tick(); tick < through; tick++ {
 		t.evBuf = t.Log.AppendAt(t.evBuf[:0], tick)
+		before, _ := t.conf.Phase()
 		t.conf.Step(t.evBuf)
 		next := tick + 1
+		if ph, _ := t.conf.Phase(); ph == sim.PhaseOver && before != sim.PhaseOver && !t.roundDecided {
+			t.roundDecided, t.roundWinner = true, t.conf.Winner()
+		}
 		if m, r := t.conf.Round(); m != t.confRound[0] || r != t.confRound[1] {
 			t.confRound = [2]int64{m, r}
 			t.newRound(next)
@@ -37,14 +43,24 @@ func (t *Timeline) newRound(start int64) {
 		evs := t.Log.Range(t.roundTick, start)
 		rec := RoundRecord{
 			StartTick: t.roundTick, EndTick: start, Start: t.roundSnap,
-			Events: append([]TickEvent(nil), evs...),
-			Hashes: append(t.roundHash, TickHash{start, t.conf.Hash()}),
+			Events:  append([]TickEvent(nil), evs...),
+			Hashes:  append(t.roundHash, TickHash{start, t.conf.Hash()}),
+			Decided: t.roundDecided, Winner: t.winner(),
 		}
 		t.opt.OnRound(rec)
 	}
 	t.roundTick = start
 	t.roundSnap = t.conf.AppendBinary(nil)
 	t.roundHash = nil
+	t.roundDecided = false
+}
+
+// winner is the confirmed round's winner once decided, else -1.
+func (t *Timeline) winner() int {
+	if !t.roundDecided {
+		return -1
+	}
+	return t.roundWinner
 }
 
 // ConfirmedHash returns the confirmed state's hash at tick (a multiple of
@@ -66,8 +82,9 @@ func (t *Timeline) Round() RoundRecord {
 	end := t.conf.Tick()
 	return RoundRecord{
 		StartTick: t.roundTick, EndTick: end, Start: t.roundSnap,
-		Events: append([]TickEvent(nil), t.Log.Range(t.roundTick, end)...),
-		Hashes: append(append([]TickHash(nil), t.roundHash...), TickHash{end, t.conf.Hash()}),
+		Events:  append([]TickEvent(nil), t.Log.Range(t.roundTick, end)...),
+		Hashes:  append(append([]TickHash(nil), t.roundHash...), TickHash{end, t.conf.Hash()}),
+		Decided: t.roundDecided, Winner: t.winner(),
 	}
 }
 

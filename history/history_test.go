@@ -253,7 +253,8 @@ func TestJoinDataCatchesUp(t *testing.T) {
 	if len(rounds) < 2 {
 		t.Fatalf("only %d round records", len(rounds))
 	}
-	// Each round record replays to its recorded hashes.
+	// Each round record replays to its recorded hashes and outcome.
+	decided := 0
 	for _, r := range rounds {
 		s, err := sim.UnmarshalState(r.Start)
 		if err != nil {
@@ -261,18 +262,32 @@ func TestJoinDataCatchesUp(t *testing.T) {
 		}
 		var buf []sim.Event
 		i := 0
+		gotDecided, gotWinner := false, -1
 		for _, h := range r.Hashes {
 			for s.Tick() < h.Tick {
 				buf = buf[:0]
 				for ; i < len(r.Events) && r.Events[i].Tick == s.Tick(); i++ {
 					buf = append(buf, r.Events[i].Ev)
 				}
+				before, _ := s.Phase()
 				s.Step(buf)
+				if ph, _ := s.Phase(); ph == sim.PhaseOver && before != sim.PhaseOver && !gotDecided {
+					gotDecided, gotWinner = true, s.Winner()
+				}
 			}
 			if s.Hash() != h.Hash {
 				t.Fatalf("round from %d: hash at %d differs", r.StartTick, h.Tick)
 			}
 		}
+		if r.Decided != gotDecided || r.Winner != gotWinner {
+			t.Errorf("round from %d: recorded decided %v winner %d, replayed %v %d", r.StartTick, r.Decided, r.Winner, gotDecided, gotWinner)
+		}
+		if r.Decided {
+			decided++
+		}
+	}
+	if decided == 0 {
+		t.Error("no round record was decided")
 	}
 }
 

@@ -97,7 +97,11 @@ type Timeline struct {
 	roundTick int64    // tick of the confirmed round's start snapshot
 	roundSnap []byte   // encoded confirmed state at roundTick
 	roundHash []TickHash
-	confHash  []hashSlot // ring of confirmed hashes, for checking clients' reports
+	// roundDecided and roundWinner: the confirmed round reached PhaseOver,
+	// and who had won then (the state's winner changes only then).
+	roundDecided bool
+	roundWinner  int
+	confHash     []hashSlot // ring of confirmed hashes, for checking clients' reports
 
 	evBuf   []sim.Event
 	reqs    []Request
@@ -113,15 +117,6 @@ const noDirty = int64(1) << 62
 type TickHash struct {
 	Tick int64
 	Hash uint64
-}
-
-// RoundRecord is everything needed to replay one round: the confirmed state at
-// its start, every event from then to its end, and hashes along the way.
-type RoundRecord struct {
-	StartTick, EndTick int64
-	Start              []byte // sim.State.AppendBinary at StartTick
-	Events             []TickEvent
-	Hashes             []TickHash
 }
 
 // New starts a timeline from state s (taken over: the caller must not use it
