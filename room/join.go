@@ -16,6 +16,7 @@ import (
 // connection must be closed (room full, bad token), after which the caller
 // closes it with that reason.
 func (r *Room) Join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
+	r.now = now
 	name := SanitizeName(h.Name)
 	if p, ok := r.byConn[c]; ok { // a repeated hello (lost welcome on a datagram link)
 		r.welcome(c, p, r.members[p].token, h.ClientTime, now)
@@ -53,6 +54,7 @@ func (r *Room) Join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 	}
 	m := &member{conn: c, player: p, name: name, token: newToken()}
 	r.members[p] = m
+	r.rec.seat(p, name, false)
 	r.byConn[c] = p
 	// Welcome first, then the join as a broadcast: the newcomer receives it
 	// after its snapshot like everyone else.
@@ -108,6 +110,7 @@ func (r *Room) history(tick int64, snap []byte, evs []history.TickEvent) proto.H
 // Leave handles a dropped connection. A player's cycle stays in the round
 // under the normal rules, and the seat waits Config.Reconnect for the token.
 func (r *Room) Leave(c ConnID, now time.Duration) {
+	r.now = now
 	if _, ok := r.specs[c]; ok {
 		delete(r.specs, c)
 		return
@@ -129,6 +132,7 @@ func (r *Room) expire(now time.Duration) {
 		if m != nil && m.bot == nil && m.conn == 0 && now-m.dropped >= r.cfg.Reconnect {
 			r.serverEvent(sim.Event{Kind: sim.EvLeave, Player: uint8(p)})
 			r.members[p] = nil
+			r.forgetNet(p)
 			r.rosterDirty = true
 			r.fillBots()
 		}
@@ -159,6 +163,7 @@ func (r *Room) fillBots() {
 		}
 		if r.members[p] == nil && !r.tl.State().Cycle(p).Present {
 			r.members[p] = &member{player: p, name: botName(p), bot: bot.New(p, r.cfg.Seed+uint64(p)*7919)}
+			r.rec.seat(p, botName(p), true)
 			r.serverEvent(sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
 			have++
 			r.rosterDirty = true

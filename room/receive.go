@@ -29,6 +29,7 @@ func (r *Room) Receive(c ConnID, msg proto.Message, now time.Duration) *proto.Er
 // arrival, so the clocks and the charity see no hold at all.
 func (r *Room) ReceiveAt(c ConnID, msg proto.Message, arrived, now time.Duration) *proto.Error {
 	arrived = min(arrived, now)
+	r.now = now
 	p, isPlayer := r.byConn[c]
 	_, isSpec := r.specs[c]
 	if !isPlayer && !isSpec {
@@ -49,7 +50,7 @@ func (r *Room) ReceiveAt(c ConnID, msg proto.Message, arrived, now time.Duration
 		if !isPlayer {
 			return &proto.Error{Code: proto.CloseProtocol, Text: "spectators cannot propose events"}
 		}
-		r.propose(r.members[p], m, now)
+		r.propose(r.members[p], m, arrived, now)
 	case *proto.HashReport:
 		if isPlayer {
 			r.checkHash(c, p, m)
@@ -103,7 +104,7 @@ func (r *Room) pong(m *member, pong *proto.Pong, now time.Duration) {
 	}
 }
 
-func (r *Room) propose(m *member, msg *proto.Propose, now time.Duration) {
+func (r *Room) propose(m *member, msg *proto.Propose, arrived, now time.Duration) {
 	if now-m.lastProp >= time.Second {
 		m.lastProp, m.propCount = now, 0
 	}
@@ -138,6 +139,7 @@ func (r *Room) propose(m *member, msg *proto.Propose, now time.Duration) {
 		if depth := r.auth.Now() - d.Tick; depth > 0 {
 			r.Stats.RollbackTicks = append(r.Stats.RollbackTicks, depth)
 		}
+		r.noteEvent(history.TickEvent{Tick: d.Tick, Ev: ev}, tick, arrived)
 		acc.Events = append(acc.Events, proto.TickEvent{Tick: uint64(d.Tick), Event: ev})
 	}
 	if len(acc.Events) > 0 {
@@ -153,6 +155,7 @@ func (r *Room) broadcastEvents(acc *proto.Accepted) {
 	b := encode(acc)
 	r.recent[acc.Seq%uint64(len(r.recent))] = recentBcast{seq: acc.Seq, msg: b}
 	r.sendAll(b)
+	r.noteBroadcast(acc)
 }
 
 // resend answers a client that missed broadcasts (datagram transports); what

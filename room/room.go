@@ -150,7 +150,9 @@ type Room struct {
 	lastRoster  time.Duration
 
 	botEvs []sim.Event
-	pongs  []heldPong // answers to pings, sent with the next heartbeat
+	pongs  []heldPong    // answers to pings, sent with the next heartbeat
+	now    time.Duration // the time of the call being handled
+	rec    recorder
 	buf    []byte
 	Stats  Stats
 }
@@ -190,7 +192,7 @@ func New(name string, cfg Config, now time.Duration, send func(ConnID, []byte)) 
 	if err != nil {
 		return nil, err
 	}
-	r := &Room{Name: name, cfg: cfg, send: send, epoch: now, byConn: map[ConnID]int{}, specs: map[ConnID]*spectator{}}
+	r := &Room{Name: name, cfg: cfg, send: send, epoch: now, now: now, byConn: map[ConnID]int{}, specs: map[ConnID]*spectator{}}
 	r.dt = time.Second / time.Duration(cfg.Sim.TickRate)
 	r.tl, err = history.New(s, history.Options{Confirmed: true, OnRound: r.onRound, Lazy: cfg.Bots == 0,
 		Window: int64((cfg.MaxLenient + cfg.MaxLead + time.Second) / r.dt)})
@@ -248,17 +250,13 @@ func (r *Room) Empty() bool {
 	return p == 0 && s == 0
 }
 
+// onRound completes a round's record with what the room knows beyond the
+// history (names, bots, network figures, event timings) and hands it on.
 func (r *Room) onRound(rec history.RoundRecord) {
-	if r.cfg.OnRound == nil {
-		return
+	names := r.cut(&rec)
+	if r.cfg.OnRound != nil {
+		r.cfg.OnRound(rec, names)
 	}
-	names := make([]string, sim.MaxPlayers)
-	for i, m := range r.members {
-		if m != nil {
-			names[i] = m.name
-		}
-	}
-	r.cfg.OnRound(rec, names)
 }
 
 // Close hands the round in progress to OnRound (a server shutting down

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"webtron/clock"
+	"webtron/history"
 	"webtron/proto"
 	"webtron/sim"
 )
@@ -13,6 +14,7 @@ import (
 // finality moves on, and the periodic messages go out. It never waits on a
 // client.
 func (r *Room) Tick(now time.Duration) error {
+	r.now = now
 	target := int64((now - r.epoch) / r.dt)
 	if target > r.auth.Now() {
 		r.Stats.TickLateness = now - r.epoch - time.Duration(r.auth.Now()+1)*r.dt
@@ -76,6 +78,7 @@ func (r *Room) serverEvent(evs ...sim.Event) {
 	acc := &proto.Accepted{}
 	for _, ev := range evs {
 		t := r.auth.Server(ev)
+		r.noteEvent(history.TickEvent{Tick: t, Ev: ev}, t, r.now)
 		acc.Events = append(acc.Events, proto.TickEvent{Tick: uint64(t), Event: ev})
 	}
 	r.broadcastEvents(acc)
@@ -106,6 +109,7 @@ func (r *Room) applyPolicy(now time.Duration) {
 		m.lead = lead
 		m.lenient = min(clock.Leniency(oneWays[k], m.floor.Update(now, lead), jitters[k]), r.cfg.MaxLenient)
 		r.auth.SetLeniency(p, int64((m.lenient+r.dt-1)/r.dt))
+		r.noteNet(p, m.lead, m.lenient, oneWays[k], jitters[k])
 	}
 }
 

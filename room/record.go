@@ -1,0 +1,156 @@
+package room
+
+import (
+	"time"
+
+	"webtron/history"
+	"webtron/proto"
+	"webtron/sim"
+)
+
+// recorder keeps, for the round being recorded, what the server knows beyond
+// the history: who held each seat, each human's network figures, and when
+// each event was received, accepted and broadcast. A replay viewer needs it
+// to show the round as each player saw it (issue 16). It holds only the
+// record in progress and what is already logged for the next one: each cut
+// hands the round's part to the record and forgets it.
+type recorder struct {
+	names  [sim.MaxPlayers]string // first holder of each seat during the record
+	bots   [sim.MaxPlayers]bool
+	timing map[history.TickEvent]history.EventTiming
+	net    []history.NetSample // tick order
+	last   [sim.MaxPlayers]history.NetSample
+	has    [sim.MaxPlayers]bool // last holds a sample
+}
+
+// Thresholds below which a changed latency is not worth a sample: a replay
+// places events to a fraction of a tick (8.3 ms at 120 Hz), and the windowed
+// minimum moves by small steps on a jittery link.
+const (
+	netOneWayStep = 500 * time.Microsecond
+	netJitterStep = time.Millisecond
+)
+
+// seat notes that player p's seat is held by name (a human or a bot).
+func (rc *recorder) seat(p int, name string, bot bool) {
+	if rc.names[p] == "" {
+		rc.names[p], rc.bots[p] = name, bot
+	}
+}
+
+// sinceEpoch is the room's clock as a replay stores it: time since tick 0.
+func (r *Room) sinceEpoch() time.Duration { return r.now - r.epoch }
+
+// noteEvent records when an event the room just logged at te.Tick reached
+// the server and was decided on; asked is the tick its proposer asked for.
+func (r *Room) noteEvent(te history.TickEvent, asked int64, arrived time.Duration) {
+	if r.rec.timing == nil {
+		r.rec.timing = map[history.TickEvent]history.EventTiming{}
+	}
+	at := r.sinceEpoch()
+	r.rec.timing[te] = history.EventTiming{Asked: asked, Arrived: min(arrived-r.epoch, at), Accepted: at, Broadcast: at}
+}
+
+// noteBroadcast records when a batch of accepted events left for the clients.
+func (r *Room) noteBroadcast(acc *proto.Accepted) {
+	at := r.sinceEpoch()
+	for _, e := range acc.Events {
+		te := history.TickEvent{Tick: int64(e.Tick), Ev: e.Event}
+		if t, ok := r.rec.timing[te]; ok {
+			t.Broadcast = at
+			r.rec.timing[te] = t
+		}
+	}
+}
+
+// noteNet records a human player's figures when one of them changed enough
+// to matter.
+func (r *Room) noteNet(p int, lead, lenient, oneWay, jitter time.Duration) {
+	rc := &r.rec
+	l := &rc.last[p]
+	if rc.has[p] && l.Lead == lead && l.Leniency == lenient &&
+		(l.OneWay-oneWay).Abs() < netOneWayStep && (l.Jitter-jitter).Abs() < netJitterStep {
+		return
+	}
+	s := history.NetSample{Tick: r.auth.Now(), Player: uint8(p), Lead: lead, Leniency: lenient, OneWay: oneWay, Jitter: jitter}
+	rc.last[p], rc.has[p] = s, true
+	rc.net = append(rc.net, s)
+}
+
+// forgetNet drops a player's figures: the seat's next holder starts afresh.
+func (r *Room) forgetNet(p int) { r.rec.has[p] = false }
+
+// cut completes rec with what the recorder knows of ticks before its end, and
+// keeps only what belongs to later ticks. It returns each seat's name.
+func (r *Room) cut(rec *history.RoundRecord) []string {
+	rc := &r.rec
+	names := make([]string, sim.MaxPlayers)
+	rec.Bots = make([]bool, sim.MaxPlayers)
+	for p, m := range r.members {
+		names[p], rec.Bots[p] = rc.names[p], rc.bots[p]
+		if names[p] == "" && m != nil {
+			names[p], rec.Bots[p] = m.name, m.bot != nil
+		}
+	}
+	rec.Timing = make([]history.EventTiming, len(rec.Events))
+	for i, te := range rec.Events {
+		t, ok := rc.timing[te]
+		if !ok { // logged before the recorder knew of it: its nominal time
+			at := time.Duration(te.Tick) * r.dt
+			t = history.EventTiming{Asked: te.Tick, Arrived: at, Accepted: at, Broadcast: at}
+		}
+		rec.Timing[i] = t
+	}
+	for te := range rc.timing {
+		if te.Tick < rec.EndTick {
+			delete(rc.timing, te)
+		}
+	}
+	rec.Net, rc.net = r.splitNet(rec.StartTick, rec.EndTick)
+
+	conf := r.tl.Confirmed() // at rec.EndTick: who is still seated there
+	for p, m := range r.members {
+		switch {
+		case m != nil:
+			rc.names[p], rc.bots[p] = m.name, m.bot != nil
+		case !conf.Cycle(p).Present:
+			rc.names[p], rc.bots[p] = "", false
+		}
+	}
+	return names
+}
+
+// splitNet returns the samples of [start, end), each player's figures at
+// start first, and what the next record keeps: the samples from end on,
+// after everyone's figures at end.
+func (r *Room) splitNet(start, end int64) (round, next []history.NetSample) {
+	var at [sim.MaxPlayers]history.NetSample
+	var has [sim.MaxPlayers]bool
+	carry := func(out []history.NetSample, tick int64) []history.NetSample {
+		for p := range at {
+			if has[p] {
+				s := at[p]
+				s.Tick = tick
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	i := 0
+	for ; i < len(r.rec.net) && r.rec.net[i].Tick <= start; i++ {
+		s := r.rec.net[i]
+		at[s.Player], has[s.Player] = s, true
+	}
+	round = carry(nil, start)
+	for ; i < len(r.rec.net) && r.rec.net[i].Tick < end; i++ {
+		s := r.rec.net[i]
+		round = append(round, s)
+		at[s.Player], has[s.Player] = s, true
+	}
+	for p := range has {
+		has[p] = has[p] && r.rec.has[p] // gone players are not carried on
+	}
+	next = carry(make([]history.NetSample, 0, len(r.rec.net)-i+len(at)), end)
+	next = append(next, r.rec.net[i:]...)
+	return round, next
+}

@@ -1,0 +1,197 @@
+package room
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"webtron/history"
+	"webtron/proto"
+	"webtron/sim"
+)
+
+// recordedRound plays a room of two bots and one human, "alice", whose link
+// has a 60 ms round trip. Alice answers the room's pings, turns now and then
+// (one turn asked for a tick long past, so that it is postponed), drops her
+// connection 4 s into the first round she plays, and does not come back:
+// her seat is freed mid-round. It returns the first record in which alice
+// took part, and her slot.
+func recordedRound(t *testing.T) (rec history.RoundRecord, names []string, alice int, room *Room) {
+	t.Helper()
+	const rtt = 60 * time.Millisecond
+	type pending struct {
+		at time.Duration
+		m  proto.Message
+	}
+	var inbox []pending // messages on their way to the room
+	var now time.Duration
+	var records []history.RoundRecord
+	var nameSets [][]string
+	r, err := New("rec", Config{Seed: 3, Bots: 2, Seats: 3, Reconnect: time.Second,
+		OnRound: func(rec history.RoundRecord, names []string) {
+			records = append(records, rec)
+			nameSets = append(nameSets, names)
+		}}, 0, func(c ConnID, b []byte) {
+		if c != 1 {
+			return
+		}
+		m, err := proto.Decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, ok := m.(*proto.Ping); ok { // answered after the round trip
+			inbox = append(inbox, pending{now + rtt, &proto.Pong{ID: p.ID, Echo: p.Time}})
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := r.Join(1, &proto.Hello{Name: "alice"}, 0); e != nil {
+		t.Fatal(e.Text)
+	}
+	alice = r.byConn[1]
+	connected, left := true, time.Duration(0)
+	seq := uint32(0)
+	checked := 0
+	for k := 0; now < 5*time.Minute; k++ {
+		now = r.NextTick()
+		if err := r.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		for len(inbox) > 0 && inbox[0].at <= now && connected {
+			if e := r.ReceiveAt(1, inbox[0].m, inbox[0].at, now); e != nil {
+				t.Fatal(e.Text)
+			}
+			inbox = inbox[1:]
+		}
+		c := r.tl.Confirmed().Cycle(alice)
+		if connected && c.Alive && k%50 == 0 {
+			seq++
+			asked := r.Now() + 3
+			if seq == 3 {
+				asked = r.Now() - 20 // far beyond any leniency: postponed
+			}
+			r.ReceiveAt(1, &proto.Propose{Events: []proto.Proposal{{Seq: seq, Tick: uint64(asked), Kind: sim.EvBrakeOn}}}, now-rtt/4, now)
+		}
+		if connected && seq >= 6 {
+			r.Leave(1, now)
+			connected, left = false, now
+		}
+		for ; checked < len(records); checked++ {
+			rec := records[checked]
+			if st, _ := sim.UnmarshalState(rec.Start); st != nil && st.Cycle(alice).InRound && left > 0 && left < time.Duration(rec.EndTick)*r.TickDuration() {
+				return rec, nameSets[checked], alice, r
+			}
+		}
+	}
+	t.Fatalf("no record with alice in it after %v (%d records)", now, len(records))
+	return
+}
+
+// TestRecordKeepsLeaverName: a player who left before the round ended keeps
+// her name in the round's record (before, `webtron replay` showed an empty
+// name), and the bots are marked as such.
+func TestRecordKeepsLeaverName(t *testing.T) {
+	rec, names, alice, r := recordedRound(t)
+	if r.members[alice] != nil {
+		t.Fatal("alice still holds her seat: the test did not make her leave")
+	}
+	if names[alice] != "alice" {
+		t.Errorf("name of the seat alice left: %q", names[alice])
+	}
+	left := false
+	for _, te := range rec.Events {
+		left = left || te.Ev.Kind == sim.EvLeave && int(te.Ev.Player) == alice
+	}
+	if !left {
+		t.Error("alice's leave is not in the record")
+	}
+	for p, bot := range rec.Bots {
+		if want := names[p] != "" && p != alice; bot != want {
+			t.Errorf("slot %d (%q): bot %v", p, names[p], bot)
+		}
+	}
+}
+
+// TestRecordTimings: every event of the record has its timing, in order; a
+// proposal is stamped when it arrived and was accepted, a postponed one keeps
+// the tick it asked for, and server events are stamped within a tick of
+// their tick's due time.
+func TestRecordTimings(t *testing.T) {
+	rec, _, alice, r := recordedRound(t)
+	if len(rec.Timing) != len(rec.Events) {
+		t.Fatalf("%d timings for %d events", len(rec.Timing), len(rec.Events))
+	}
+	dt := r.TickDuration()
+	own, postponed := 0, 0
+	for i, te := range rec.Events {
+		tm := rec.Timing[i]
+		due := time.Duration(te.Tick) * dt
+		if tm.Arrived > tm.Accepted || tm.Accepted > tm.Broadcast {
+			t.Errorf("event %d: arrived %v, accepted %v, broadcast %v", i, tm.Arrived, tm.Accepted, tm.Broadcast)
+		}
+		if int(te.Ev.Player) == alice && te.Ev.Kind == sim.EvBrakeOn {
+			own++
+			if tm.Accepted-tm.Arrived != 60*time.Millisecond/4 {
+				t.Errorf("alice's event %d: accepted %v after it arrived, want 15ms", i, tm.Accepted-tm.Arrived)
+			}
+			if tm.Asked < te.Tick {
+				postponed++
+			} else if tm.Asked != te.Tick {
+				t.Errorf("alice's event %d at tick %d asked for %d", i, te.Tick, tm.Asked)
+			}
+			continue
+		}
+		if tm.Asked != te.Tick || tm.Accepted < due-dt || tm.Accepted > due+dt {
+			t.Errorf("server event %d at tick %d (due %v): %+v", i, te.Tick, due, tm)
+		}
+	}
+	if own == 0 || postponed != 1 {
+		t.Errorf("alice: %d events, %d postponed (want 1)", own, postponed)
+	}
+	for te := range r.rec.timing {
+		if te.Tick < rec.EndTick {
+			t.Fatalf("the room still keeps the timing of an event at %d, before the record's end %d", te.Tick, rec.EndTick)
+		}
+	}
+}
+
+// TestRecordNet: alice's figures are in the record, in tick order, as the
+// room measured and published them. (A record starting after her first
+// measurement starts with her figures: TestSplitNet.)
+func TestRecordNet(t *testing.T) {
+	rec, _, alice, _ := recordedRound(t)
+	if len(rec.Net) == 0 {
+		t.Fatal("no net samples")
+	}
+	prev := rec.StartTick
+	for _, s := range rec.Net {
+		if s.Tick < prev || s.Tick >= rec.EndTick {
+			t.Fatalf("sample at %d out of order or outside [%d, %d)", s.Tick, rec.StartTick, rec.EndTick)
+		}
+		prev = s.Tick
+		if int(s.Player) != alice {
+			t.Fatalf("a sample for player %d, who is a bot", s.Player)
+		}
+		if s.OneWay != 30*time.Millisecond || s.Lead <= 0 {
+			t.Errorf("sample %+v: want a one-way latency of 30ms and a lead", s)
+		}
+	}
+}
+
+// TestSplitNet: a record starts with the figures of everyone measured before
+// it, and the next record starts with those still measured at its start.
+func TestSplitNet(t *testing.T) {
+	r := &Room{}
+	s := func(tick int64, p uint8, lead time.Duration) history.NetSample {
+		return history.NetSample{Tick: tick, Player: p, Lead: lead}
+	}
+	r.rec.net = []history.NetSample{s(10, 0, 1), s(50, 1, 2), s(100, 2, 3), s(120, 0, 4), s(150, 1, 5), s(200, 0, 6), s(230, 1, 7)}
+	r.rec.has[0], r.rec.has[1] = true, true // player 2 has left
+	round, next := r.splitNet(100, 200)
+	want := []history.NetSample{s(100, 0, 1), s(100, 1, 2), s(100, 2, 3), s(120, 0, 4), s(150, 1, 5)}
+	wantNext := []history.NetSample{s(200, 0, 4), s(200, 1, 5), s(200, 0, 6), s(230, 1, 7)}
+	if !slices.Equal(round, want) || !slices.Equal(next, wantNext) {
+		t.Fatalf("round %v\n want %v\nnext %v\n want %v", round, want, next, wantNext)
+	}
+}
