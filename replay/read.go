@@ -52,8 +52,9 @@ func Unmarshal(b []byte) (*File, error) {
 	if len(b) < headerLen {
 		return nil, fmt.Errorf("%w: %d bytes, header needs %d", ErrTruncated, len(b), headerLen)
 	}
-	if v := b[len(Magic)]; v != Version {
-		return nil, fmt.Errorf("%w: %d (this build reads %d)", ErrVersion, v, Version)
+	v := b[len(Magic)]
+	if v < 1 || v > Version {
+		return nil, fmt.Errorf("%w: %d (this build reads 1 to %d)", ErrVersion, v, Version)
 	}
 	want := binary.LittleEndian.Uint32(b[len(Magic)+1:])
 	switch {
@@ -68,14 +69,19 @@ func Unmarshal(b []byte) (*File, error) {
 	if got := crc32.ChecksumIEEE(body); got != sum {
 		return nil, fmt.Errorf("%w: checksum %08x, expected %08x", ErrCorrupt, got, sum)
 	}
-	return parse(body[headerLen:])
+	f, err := parse(body[headerLen:], v)
+	if err != nil {
+		return nil, err
+	}
+	f.Version = v
+	return f, nil
 }
 
 // parse decodes the sections; the checksum has already matched, but the
 // content is still checked as if it were hostile (a buggy writer, a crafted file).
-func parse(b []byte) (*File, error) {
-	var secs [tagDesync + 1][]byte
-	var seen [tagDesync + 1]bool
+func parse(b []byte, version uint8) (*File, error) {
+	var secs [tagTiming + 1][]byte
+	var seen [tagTiming + 1]bool
 	r := reader{b: b}
 	for len(r.b) > 0 && r.err == nil {
 		tag := r.u8("section tag")
@@ -119,6 +125,12 @@ func parse(b []byte) (*File, error) {
 	}
 	if err := f.parseHashes(secs[tagHashes]); err != nil {
 		return nil, err
+	}
+	f.Record.Winner = -1
+	if version >= 2 {
+		if err := f.parseMeasured(secs[tagResult:], seen[tagResult:]); err != nil {
+			return nil, err
+		}
 	}
 	if seen[tagDesync] {
 		d := reader{b: secs[tagDesync]}

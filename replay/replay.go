@@ -18,6 +18,16 @@
 // tick), names (player slot and name), start (sim.State.AppendBinary at the
 // start tick), events (tick-delta encoded like the wire protocol), hashes,
 // and desync (only in dumps: player, tick, the client's and the server's hash).
+//
+// Version 2 adds what the server knew beyond the history (issue 16), each
+// section optional: result (decided u8, and the winner's slot as a varint,
+// -1 for a draw, when decided), bots (the slots bots held), net (each human's
+// lead, leniency, one-way latency and jitter over time: tick delta, player,
+// four uvarints in microseconds) and timing (one entry per event, in the
+// events' order: ticks it was postponed by, then when it was accepted as a
+// varint delta from the previous event's, how long before that it arrived,
+// and how long after it was broadcast, all in microseconds since the room's
+// tick 0). A version-1 file has none of them and reads as before.
 package replay
 
 import (
@@ -36,8 +46,8 @@ import (
 // Magic starts every replay file.
 const Magic = "WTRP"
 
-// Version is the format version written; Read refuses others.
-const Version = 1
+// Version is the format version written. Read also reads every older one.
+const Version = 2
 
 // Ext is the file name extension of replays and desync dumps.
 const Ext = ".wtr"
@@ -76,6 +86,9 @@ type Desync struct {
 
 // File is the content of one replay file.
 type File struct {
+	// Version is the format version the file was read in (Marshal always
+	// writes Version): version 1 records no result, bots, net or timing.
+	Version uint8
 	Kind    Kind
 	Room    string
 	Round   int64     // the room's count of recorded rounds, from 1
@@ -94,7 +107,15 @@ const (
 	tagEvents = 4
 	tagHashes = 5
 	tagDesync = 6
+	tagResult = 7 // version 2 on
+	tagBots   = 8
+	tagNet    = 9
+	tagTiming = 10
 )
+
+// maxMicros bounds a decoded duration (about 12 days), so that converting it
+// to nanoseconds never overflows and a crafted file cannot claim absurd times.
+const maxMicros = 1 << 40
 
 // headerLen is magic, version and length.
 const headerLen = len(Magic) + 1 + 4
@@ -159,6 +180,7 @@ func Marshal(f *File) ([]byte, error) {
 		w = binary.LittleEndian.AppendUint64(w, d.Want)
 		b = appendSection(b, tagDesync, w)
 	}
+	b = appendMeasured(b, &f.Record, w[:0])
 	total := len(b) + 4
 	if total > MaxFileSize {
 		return nil, errors.New("replay: record too large to write")
@@ -187,7 +209,10 @@ func (f *File) check() error {
 	if f.Desync != nil && (f.Desync.Player < 0 || f.Desync.Player >= sim.MaxPlayers) {
 		return errors.New("replay: desync player out of range")
 	}
-	return checkRecord(r)
+	if err := checkRecord(r); err != nil {
+		return err
+	}
+	return checkMeasured(r)
 }
 
 // checkRecord refuses records the re-simulation could not follow: events out

@@ -117,6 +117,12 @@ func Verify(f *File) (*Summary, error) {
 		s.Players = append(s.Players, PlayerResult{Slot: slot, Name: name, Score: c.Score, Kills: c.Kills,
 			Deaths: c.Deaths, RoundScore: c.Score - startScore[slot], Alive: c.Alive})
 	}
+	// A version-2 file says how the round ended: the listing of replays
+	// shows it without re-simulating, so it must be what happened.
+	if f.Version >= 2 && (rec.Decided != s.Decided || rec.Decided && rec.Winner != s.Winner) {
+		return s, fmt.Errorf("%w: the file says decided %v, winner %d; re-simulated decided %v, winner %d",
+			ErrMismatch, rec.Decided, rec.Winner, s.Decided, s.Winner)
+	}
 	if len(s.Mismatches) > 0 {
 		m := s.Mismatches[0]
 		return s, fmt.Errorf("%w at tick %d: recorded %016x, re-simulated %016x (%d of %d hashes differ)",

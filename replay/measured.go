@@ -1,0 +1,193 @@
+package replay
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"webtron/history"
+	"webtron/sim"
+)
+
+// appendMeasured appends the version-2 sections: the result always, the
+// rest when the record has them. w is scratch space.
+func appendMeasured(b []byte, r *history.RoundRecord, w []byte) []byte {
+	w = w[:0]
+	if r.Decided {
+		w = append(w, 1)
+		w = binary.AppendVarint(w, int64(r.Winner))
+	} else {
+		w = append(w, 0)
+	}
+	b = appendSection(b, tagResult, w)
+
+	if r.Bots != nil {
+		w = w[:0]
+		n := 0
+		for _, bot := range r.Bots {
+			if bot {
+				n++
+			}
+		}
+		w = binary.AppendUvarint(w, uint64(n))
+		for p, bot := range r.Bots {
+			if bot {
+				w = append(w, byte(p))
+			}
+		}
+		b = appendSection(b, tagBots, w)
+	}
+
+	if r.Net != nil {
+		w = binary.AppendUvarint(w[:0], uint64(len(r.Net)))
+		prev := r.StartTick
+		for _, s := range r.Net {
+			w = binary.AppendVarint(w, s.Tick-prev)
+			prev = s.Tick
+			w = append(w, s.Player)
+			for _, d := range [...]time.Duration{s.Lead, s.Leniency, s.OneWay, s.Jitter} {
+				w = binary.AppendUvarint(w, uint64(d/time.Microsecond))
+			}
+		}
+		b = appendSection(b, tagNet, w)
+	}
+
+	if r.Timing != nil {
+		w = binary.AppendUvarint(w[:0], uint64(len(r.Timing)))
+		prev := int64(0)
+		for i, t := range r.Timing {
+			acc := micros(t.Accepted)
+			w = binary.AppendUvarint(w, uint64(r.Events[i].Tick-t.Asked))
+			w = binary.AppendVarint(w, acc-prev)
+			w = binary.AppendUvarint(w, uint64(acc-micros(t.Arrived)))
+			w = binary.AppendUvarint(w, uint64(micros(t.Broadcast)-acc))
+			prev = acc
+		}
+		b = appendSection(b, tagTiming, w)
+	}
+	return b
+}
+
+// micros is d in whole microseconds, the unit the file stores.
+func micros(d time.Duration) int64 { return int64(d / time.Microsecond) }
+
+// checkMeasured refuses version-2 content the format cannot carry or the
+// reader would refuse.
+func checkMeasured(r *history.RoundRecord) error {
+	switch {
+	case r.Decided && (r.Winner < -1 || r.Winner >= sim.MaxPlayers):
+		return errors.New("replay: winner out of range")
+	case len(r.Bots) > sim.MaxPlayers:
+		return errors.New("replay: more bot flags than player slots")
+	case r.Timing != nil && len(r.Timing) != len(r.Events):
+		return fmt.Errorf("replay: %d event timings for %d events", len(r.Timing), len(r.Events))
+	}
+	prev := r.StartTick
+	for i, s := range r.Net {
+		switch {
+		case s.Tick < prev || s.Tick > r.EndTick:
+			return fmt.Errorf("replay: net sample %d at tick %d out of order or outside [%d, %d]", i, s.Tick, r.StartTick, r.EndTick)
+		case s.Player >= sim.MaxPlayers:
+			return fmt.Errorf("replay: net sample %d names player %d", i, s.Player)
+		}
+		for _, d := range [...]time.Duration{s.Lead, s.Leniency, s.OneWay, s.Jitter} {
+			if d < 0 || micros(d) > maxMicros {
+				return fmt.Errorf("replay: net sample %d has a duration of %v", i, d)
+			}
+		}
+		prev = s.Tick
+	}
+	for i, t := range r.Timing {
+		tick := r.Events[i].Tick
+		switch {
+		case t.Asked > tick || tick-t.Asked > MaxTicks:
+			return fmt.Errorf("replay: event %d at tick %d asked for tick %d", i, tick, t.Asked)
+		case micros(t.Arrived) > micros(t.Accepted) || micros(t.Accepted) > micros(t.Broadcast):
+			return fmt.Errorf("replay: event %d arrived %v, accepted %v, broadcast %v: out of order", i, t.Arrived, t.Accepted, t.Broadcast)
+		case micros(t.Arrived) < -maxMicros || micros(t.Broadcast) > maxMicros:
+			return fmt.Errorf("replay: event %d timed out of range", i)
+		}
+	}
+	return nil
+}
+
+// parseMeasured decodes the version-2 sections; secs and seen are indexed
+// from tagResult.
+func (f *File) parseMeasured(secs [][]byte, seen []bool) error {
+	r := &f.Record
+	if seen[0] {
+		d := reader{b: secs[0]}
+		switch d.u8("decided") {
+		case 0:
+		case 1:
+			r.Decided = true
+			r.Winner = int(max(min(d.varint("winner"), sim.MaxPlayers), -2))
+		default:
+			return fmt.Errorf("%w: result is neither decided nor undecided", ErrCorrupt)
+		}
+		if err := d.end("result"); err != nil {
+			return err
+		}
+	}
+	if seen[tagBots-tagResult] {
+		d := reader{b: secs[tagBots-tagResult]}
+		n := d.count("bots", 1)
+		r.Bots = make([]bool, sim.MaxPlayers)
+		prev := -1
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			p := int(d.u8("bot slot"))
+			if d.err == nil && (p >= sim.MaxPlayers || p <= prev) {
+				return fmt.Errorf("%w: bot slot %d out of order", ErrCorrupt, p)
+			}
+			r.Bots[p], prev = true, p
+		}
+		if err := d.end("bots"); err != nil {
+			return err
+		}
+	}
+	if seen[tagNet-tagResult] {
+		d := reader{b: secs[tagNet-tagResult]}
+		n := d.count("net samples", 6)
+		r.Net = make([]history.NetSample, 0, n)
+		tick := r.StartTick
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			tick += d.varint("sample tick")
+			s := history.NetSample{Tick: tick, Player: d.u8("sample player")}
+			s.Lead, s.Leniency = d.micros("lead"), d.micros("leniency")
+			s.OneWay, s.Jitter = d.micros("one-way latency"), d.micros("jitter")
+			r.Net = append(r.Net, s)
+		}
+		if err := d.end("net"); err != nil {
+			return err
+		}
+	}
+	if seen[tagTiming-tagResult] {
+		d := reader{b: secs[tagTiming-tagResult]}
+		n := d.count("timings", 4)
+		if n != uint64(len(r.Events)) {
+			return fmt.Errorf("%w: %d timings for %d events", ErrCorrupt, n, len(r.Events))
+		}
+		r.Timing = make([]history.EventTiming, 0, n)
+		acc := int64(0)
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			var t history.EventTiming
+			t.Asked = r.Events[i].Tick - int64(min(d.uvarint("postponed by"), MaxTicks+1))
+			acc = max(min(acc+d.varint("accepted"), maxMicros+1), -maxMicros-1)
+			t.Accepted = time.Duration(acc) * time.Microsecond
+			t.Arrived = t.Accepted - d.micros("arrived before")
+			t.Broadcast = t.Accepted + d.micros("broadcast after")
+			r.Timing = append(r.Timing, t)
+		}
+		if err := d.end("timing"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// micros reads a non-negative duration in microseconds; one beyond
+// maxMicros is kept just out of range, for checkMeasured to refuse.
+func (r *reader) micros(field string) time.Duration {
+	return time.Duration(min(r.uvarint(field), maxMicros+1)) * time.Microsecond
+}
