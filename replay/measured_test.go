@@ -1,7 +1,9 @@
 package replay
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"reflect"
 	"testing"
 	"time"
@@ -10,23 +12,66 @@ import (
 )
 
 // TestReadsVersion1 reads a file written by the version-1 writer (before
-// issue 16): it re-simulates as it did then, and knows nothing measured.
+// issue 16). Re-simulating it needs the simulation rules it was recorded
+// under, which may since have changed: that is TestVersion1Verifies's part.
 func TestReadsVersion1(t *testing.T) {
 	f, err := ReadFile("testdata/v1-round.wtr")
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &f.Record
-	if f.Version != 1 || r.Decided || r.Winner != -1 || r.Bots != nil || r.Net != nil || r.Timing != nil {
-		t.Fatalf("version %d, decided %v, winner %d, bots %v, %d net samples, %d timings",
-			f.Version, r.Decided, r.Winner, r.Bots, len(r.Net), len(r.Timing))
+	if f.Version != 1 || f.Kind != KindRound || f.Room != "lobby" || f.Round != 3 || r.StartTick != 1 || r.EndTick != 24880 ||
+		len(r.Events) != 385 || len(r.Hashes) != 415 || len(f.Names) != 4 || f.Names[3] != "Sark (bot)" {
+		t.Fatalf("version %d %v room %q round %d ticks %d..%d, %d events, %d hashes, names %q",
+			f.Version, f.Kind, f.Room, f.Round, r.StartTick, r.EndTick, len(r.Events), len(r.Hashes), f.Names)
 	}
-	s, err := Verify(f)
+	if r.Decided || r.Winner != -1 || r.Bots != nil || r.Net != nil || r.Timing != nil {
+		t.Fatalf("decided %v, winner %d, bots %v, %d net samples, %d timings: a version-1 file knows none",
+			r.Decided, r.Winner, r.Bots, len(r.Net), len(r.Timing))
+	}
+}
+
+// asVersion1 rewrites a file as the version-1 writer wrote it: the same
+// sections without the version-2 ones.
+func asVersion1(t *testing.T, b []byte) []byte {
+	t.Helper()
+	out := append([]byte(Magic), 1, 0, 0, 0, 0)
+	r := reader{b: b[headerLen : len(b)-4]}
+	for len(r.b) > 0 {
+		tag := r.u8("tag")
+		payload := r.bytes("section", r.uvarint("length"))
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if tag < tagResult {
+			out = appendSection(out, tag, payload)
+		}
+	}
+	binary.LittleEndian.PutUint32(out[len(Magic)+1:], uint32(len(out)+4))
+	return binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(out))
+}
+
+// TestVersion1Verifies: a version-1 file of a round played now re-simulates,
+// and Verify works out the result the file does not state.
+func TestVersion1Verifies(t *testing.T) {
+	f := sampleFile(t)
+	b, err := Marshal(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.FinalHash != 0x86e9fafd7f897d36 || s.Winner != 3 || !s.Decided || s.Events != 385 {
-		t.Fatalf("summary %+v", s)
+	g, err := Unmarshal(asVersion1(t, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Version != 1 || g.Record.Timing != nil || g.Record.Decided {
+		t.Fatalf("version %d, %d timings, decided %v", g.Version, len(g.Record.Timing), g.Record.Decided)
+	}
+	s, err := Verify(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Decided != f.Record.Decided || s.Winner != f.Record.Winner {
+		t.Fatalf("re-simulated decided %v winner %d, the room recorded %v %d", s.Decided, s.Winner, f.Record.Decided, f.Record.Winner)
 	}
 }
 
