@@ -14,6 +14,8 @@ func (s *Server) routes() {
 	mux.HandleFunc("/ws", s.serveWS)
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.HandleFunc("GET /api/rooms", s.serveRooms)
+	mux.HandleFunc("GET /api/replays", s.serveReplays)
+	mux.HandleFunc("GET /api/replays/{id}", s.serveReplay)
 	mux.Handle("GET /metrics", s.metrics.handler())
 	if s.cfg.Web != nil {
 		mux.Handle("/", s.cfg.Web)

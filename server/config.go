@@ -35,6 +35,10 @@ type Config struct {
 	MaxPlayers int          // connections at once, spectators included (2000)
 	DataDir    string       // replays and desync dumps go under it; "" writes none
 	Origins    []string     // extra allowed WebSocket origins (path.Match patterns on the host)
+	// Replays and desync dumps older than ReplayKeep are deleted, and the
+	// oldest beyond ReplayMaxBytes in all (defaults: 30 days, 512 MiB).
+	ReplayKeep     time.Duration
+	ReplayMaxBytes int64
 	// Web serves the browser client at "/"; nil serves a status page.
 	Web    http.Handler
 	Logger *slog.Logger // nil: slog.Default()
@@ -90,6 +94,10 @@ func (c *Config) Defaults() error {
 	def(&c.WriteTimeout, 5*time.Second)
 	def(&c.EmptyRoomTTL, 30*time.Second)
 	def(&c.CloseGrace, 2*time.Second)
+	def(&c.ReplayKeep, DefaultReplayKeep)
+	if c.ReplayMaxBytes <= 0 {
+		c.ReplayMaxBytes = DefaultReplayMaxBytes
+	}
 	if c.SendQueue <= 0 {
 		c.SendQueue = 256
 	}

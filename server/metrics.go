@@ -74,12 +74,12 @@ func newMetrics(s *Server) *metrics {
 		rounds: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricRounds,
 			Help: "Rounds finished (and handed to the replay writer)."}),
 		replays: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricReplays,
-			Help: "Replay and desync files by outcome: written, failed, dropped (writer behind)."}, []string{"result"}),
+			Help: "Replay and desync files by outcome: written, failed, dropped (writer behind), pruned (old)."}, []string{"result"}),
 	}
 	for _, r := range []string{"accepted", "postponed", "refused"} {
 		m.events.WithLabelValues(r)
 	}
-	for _, r := range []string{"written", "failed", "dropped"} {
+	for _, r := range []string{"written", "failed", "dropped", "pruned"} {
 		m.replays.WithLabelValues(r)
 	}
 	reg.MustRegister(m.tickDuration, m.tickLateness, m.rollback, m.events, m.desyncs, m.bytesIn, m.bytesOut,

@@ -17,17 +17,21 @@ import (
 
 // replayWriter writes replay files on a goroutine of its own, so a slow disk
 // never delays a room's tick: rooms hand records over without blocking, and
-// Shutdown waits for the queue to drain.
+// Shutdown waits for the queue to drain. The same goroutine prunes old files
+// (replaycatalog.go).
 type replayWriter struct {
-	dir     string
-	log     *slog.Logger
-	metrics *metrics
-	jobs    chan replayJob
-	wg      sync.WaitGroup
-	once    sync.Once
-	written atomic.Int64
+	dir      string
+	keep     time.Duration // files older than this are deleted
+	maxBytes int64         // and the oldest beyond this total
+	log      *slog.Logger
+	metrics  *metrics
+	jobs     chan replayJob
+	wg       sync.WaitGroup
+	once     sync.Once
+	written  atomic.Int64
 	// last is the path of the newest file written (tests look for it).
-	last atomic.Pointer[string]
+	last      atomic.Pointer[string]
+	lastPrune time.Time
 }
 
 type replayJob struct {
@@ -35,8 +39,9 @@ type replayJob struct {
 	file *replay.File
 }
 
-func newReplayWriter(dir string, log *slog.Logger, m *metrics) *replayWriter {
-	w := &replayWriter{dir: dir, log: log, metrics: m, jobs: make(chan replayJob, 256)}
+func newReplayWriter(cfg *Config, log *slog.Logger, m *metrics) *replayWriter {
+	w := &replayWriter{dir: cfg.DataDir, keep: cfg.ReplayKeep, maxBytes: cfg.ReplayMaxBytes, log: log, metrics: m,
+		jobs: make(chan replayJob, 256)}
 	w.wg.Add(1)
 	go w.run()
 	return w
@@ -44,17 +49,35 @@ func newReplayWriter(dir string, log *slog.Logger, m *metrics) *replayWriter {
 
 func (w *replayWriter) run() {
 	defer w.wg.Done()
-	for j := range w.jobs {
-		if err := replay.WriteFile(j.path, j.file); err != nil {
-			w.metrics.replays.WithLabelValues("failed").Inc()
-			w.log.Error("server: writing replay", "path", j.path, "err", err)
-			continue
+	w.prune(time.Now())
+	tk := time.NewTicker(pruneIdle)
+	defer tk.Stop()
+	for {
+		select {
+		case j, ok := <-w.jobs:
+			if !ok {
+				return
+			}
+			w.write(j)
+			if time.Since(w.lastPrune) >= pruneEvery {
+				w.prune(time.Now())
+			}
+		case <-tk.C:
+			w.prune(time.Now())
 		}
-		w.metrics.replays.WithLabelValues("written").Inc()
-		w.written.Add(1)
-		p := j.path
-		w.last.Store(&p)
 	}
+}
+
+func (w *replayWriter) write(j replayJob) {
+	if err := replay.WriteFile(j.path, j.file); err != nil {
+		w.metrics.replays.WithLabelValues("failed").Inc()
+		w.log.Error("server: writing replay", "path", j.path, "err", err)
+		return
+	}
+	w.metrics.replays.WithLabelValues("written").Inc()
+	w.written.Add(1)
+	p := j.path
+	w.last.Store(&p)
 }
 
 // submit queues a file; when the writer is far behind the file is dropped
@@ -71,17 +94,18 @@ func (w *replayWriter) submit(path string, f *replay.File) {
 	}
 }
 
-// round queues one finished round of room name.
+// round queues one finished round of room name. Its file name is what the
+// replay's id is made of (replayID).
 func (w *replayWriter) round(name string, n int64, rec history.RoundRecord, names []string) {
 	now := time.Now()
-	path := filepath.Join(w.dir, "replays", dirName(name), fmt.Sprintf("%d-%d%s", now.UnixMilli(), n, replay.Ext))
+	path := filepath.Join(w.dir, replaysDir, dirName(name), fmt.Sprintf("%d-%d%s", now.UnixMilli(), n, replay.Ext))
 	w.submit(path, &replay.File{Kind: replay.KindRound, Room: name, Round: n, Created: now, Names: names, Record: rec})
 }
 
 // desync queues the reproduction of a client's hash mismatch.
 func (w *replayWriter) desync(name string, rec history.RoundRecord, names []string, d room.Desync) {
 	now := time.Now()
-	path := filepath.Join(w.dir, "desyncs", dirName(name), fmt.Sprintf("%d-p%d-t%d%s", now.UnixMilli(), d.Player, d.Tick, replay.Ext))
+	path := filepath.Join(w.dir, desyncsDir, dirName(name), fmt.Sprintf("%d-p%d-t%d%s", now.UnixMilli(), d.Player, d.Tick, replay.Ext))
 	w.submit(path, &replay.File{Kind: replay.KindDesync, Room: name, Created: now, Names: names, Record: rec,
 		Desync: &replay.Desync{Player: d.Player, Tick: d.Tick, Client: d.Client, Want: d.Want}})
 }

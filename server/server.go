@@ -23,6 +23,7 @@ type Server struct {
 	start   time.Time
 	metrics *metrics
 	replays *replayWriter
+	catalog *replayCatalog
 	mux     *http.ServeMux
 
 	mu       sync.Mutex
@@ -44,7 +45,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger, start: time.Now(), rooms: map[string]*roomHost{},
 		conns: map[*conn]struct{}{}, nextSeed: cfg.Seed, closed: make(chan struct{})}
 	s.metrics = newMetrics(s)
-	s.replays = newReplayWriter(cfg.DataDir, s.log, s.metrics)
+	s.replays = newReplayWriter(&cfg, s.log, s.metrics)
+	s.catalog = newReplayCatalog(cfg.DataDir)
 	s.routes()
 	return s, nil
 }

@@ -36,6 +36,8 @@ type serveFlags struct {
 	tickRate                          int64
 	cap                               time.Duration
 	bots, seats, maxRooms, maxPlayers int
+	replayKeep                        time.Duration
+	replayMaxBytes                    int64
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
@@ -51,10 +53,13 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.StringVar(&f.data, "data", server.DefaultDataDir(), "data directory (replays, desync dumps); empty writes none")
 	fs.StringVar(&f.origin, "origin", "", "extra allowed WebSocket origins, comma-separated host patterns (e.g. *.example.com)")
 	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
+	fs.DurationVar(&f.replayKeep, "replay-keep", server.DefaultReplayKeep, "delete replays and desync dumps older than this")
+	fs.Int64Var(&f.replayMaxBytes, "replay-max-bytes", server.DefaultReplayMaxBytes, "delete the oldest replays and dumps beyond this many bytes in all")
 	return map[string]string{"addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
 		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS",
 		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
-		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF"}
+		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF",
+		"replay-keep": "WEBTRON_REPLAY_KEEP", "replay-max-bytes": "WEBTRON_REPLAY_MAX_BYTES"}
 }
 
 // serveOptions are what serve needs besides the server's configuration.
@@ -113,6 +118,8 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 		{f.bots < 0 || f.bots > f.seats, "bots", "must be 0..seats"},
 		{f.maxRooms < 1, "max-rooms", "must be at least 1"},
 		{f.maxPlayers < 1, "max-players", "must be at least 1"},
+		{f.replayKeep <= 0, "replay-keep", "must be positive"},
+		{f.replayMaxBytes <= 0, "replay-max-bytes", "must be positive"},
 	}
 	for _, c := range checks {
 		if c.bad {
@@ -121,7 +128,8 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 		}
 	}
 	cfg := server.Config{TickRate: f.tickRate, Policy: clock.Policy{Charity: charity, Cap: f.cap, Rule: rule},
-		Bots: f.bots, Seats: f.seats, MaxRooms: f.maxRooms, MaxPlayers: f.maxPlayers, DataDir: f.data}
+		Bots: f.bots, Seats: f.seats, MaxRooms: f.maxRooms, MaxPlayers: f.maxPlayers, DataDir: f.data,
+		ReplayKeep: f.replayKeep, ReplayMaxBytes: f.replayMaxBytes}
 	for _, o := range strings.Split(f.origin, ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			cfg.Origins = append(cfg.Origins, o)

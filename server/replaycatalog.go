@@ -1,0 +1,430 @@
+package server
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"webtron/replay"
+	"webtron/sim"
+)
+
+// Where replays and desync dumps live under Config.DataDir, one directory per
+// room (dirName).
+const (
+	replaysDir = "replays"
+	desyncsDir = "desyncs"
+)
+
+// Pruning defaults: a month of rounds, within half a gigabyte. A round of
+// eight players for five minutes is tens of kilobytes, so the budget holds
+// thousands of rounds and a small server's disk never fills.
+const (
+	DefaultReplayKeep     = 30 * 24 * time.Hour
+	DefaultReplayMaxBytes = 512 << 20
+)
+
+// pruneEvery bounds how often writes trigger a prune (each walks the data
+// directory); pruneIdle is how often a server that writes nothing prunes.
+// Between two prunes the total may exceed the budget by what was written.
+const (
+	pruneEvery = 10 * time.Second
+	pruneIdle  = time.Hour
+	// staleTemp is how old a temporary file (a write a crash interrupted)
+	// must be before a prune removes it.
+	staleTemp = time.Hour
+)
+
+// storedFile is one replay or dump on disk, for pruning.
+type storedFile struct {
+	path string
+	size int64
+	mod  time.Time
+}
+
+// prune deletes files older than keep, then the oldest until the rest fit in
+// maxBytes; temporary files left by an interrupted write go once stale. It
+// runs on the writer's goroutine, so it never races a write.
+func (w *replayWriter) prune(now time.Time) {
+	w.lastPrune = now
+	if w.dir == "" {
+		return
+	}
+	var files []storedFile
+	var total int64
+	var dirs []string
+	for _, top := range []string{replaysDir, desyncsDir} {
+		rooms, _ := os.ReadDir(filepath.Join(w.dir, top))
+		for _, rd := range rooms {
+			if !rd.IsDir() {
+				continue
+			}
+			dir := filepath.Join(w.dir, top, rd.Name())
+			dirs = append(dirs, dir)
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				fi, err := e.Info()
+				if err != nil || !fi.Mode().IsRegular() || !strings.HasSuffix(e.Name(), replay.Ext) {
+					continue
+				}
+				p := filepath.Join(dir, e.Name())
+				if strings.HasPrefix(e.Name(), ".tmp-") {
+					if now.Sub(fi.ModTime()) > staleTemp {
+						os.Remove(p)
+					}
+					continue
+				}
+				files = append(files, storedFile{p, fi.Size(), fi.ModTime()})
+				total += fi.Size()
+			}
+		}
+	}
+	slices.SortFunc(files, func(a, b storedFile) int { return a.mod.Compare(b.mod) })
+	removed := 0
+	for _, f := range files {
+		if now.Sub(f.mod) <= w.keep && total <= w.maxBytes {
+			break
+		}
+		if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			w.log.Warn("server: pruning replays", "path", f.path, "err", err)
+			continue
+		}
+		total -= f.size
+		removed++
+	}
+	for _, d := range dirs {
+		os.Remove(d) // only succeeds when empty
+	}
+	if removed > 0 {
+		w.metrics.replays.WithLabelValues("pruned").Add(float64(removed))
+		w.log.Info("server: pruned replays", "files", removed, "bytes_left", total)
+	}
+}
+
+// A replay's id names its file: "<unix ms>-<round>-<room directory>", e.g.
+// 1717171717171-3-lobby for replays/lobby/1717171717171-3.wtr. It sorts by
+// time, fits in a URL path segment, and maps back to exactly one path.
+func replayID(dir, file string) (string, bool) {
+	base, ok := strings.CutSuffix(file, replay.Ext)
+	ms, n, ok2 := strings.Cut(base, "-")
+	if !ok || !ok2 || !digits(ms) || !digits(n) || !validDir(dir) {
+		return "", false
+	}
+	return base + "-" + dir, true
+}
+
+// parseReplayID returns the room directory and file name of an id, or false
+// for anything replayID would not have made.
+func parseReplayID(id string) (dir, file string, ok bool) {
+	ms, rest, ok1 := strings.Cut(id, "-")
+	n, dir, ok2 := strings.Cut(rest, "-")
+	if !ok1 || !ok2 || !digits(ms) || !digits(n) || !validDir(dir) {
+		return "", "", false
+	}
+	return dir, ms + "-" + n + replay.Ext, true
+}
+
+func digits(s string) bool {
+	if s == "" || len(s) > 19 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// validDir accepts what dirName makes: one path element of letters, digits,
+// '-', '_' and '.', not starting with a dot.
+func validDir(s string) bool {
+	if s == "" || len(s) > 255 || s[0] == '.' {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ReplayInfo is one entry of /api/replays. The JSON keys are a contract with
+// the browser's list of recent rounds.
+type ReplayInfo struct {
+	ID        string         `json:"id"`
+	Room      string         `json:"room"`
+	Round     int64          `json:"round"`
+	Created   time.Time      `json:"created"`
+	CreatedMs int64          `json:"createdMs"`
+	Ticks     int64          `json:"ticks"`
+	Seconds   float64        `json:"seconds"`
+	Players   []ReplayPlayer `json:"players"`
+	// Winner is the winner's slot, -1 for a draw or a round not decided
+	// (Decided says which); WinnerName its name.
+	Winner     int    `json:"winner"`
+	WinnerName string `json:"winnerName"`
+	Decided    bool   `json:"decided"`
+	Bytes      int64  `json:"bytes"`
+	Version    int    `json:"version"`
+	// Damaged files fail their checks (checksum, structure; for version 1,
+	// whose result the file does not state, the re-simulation's hashes):
+	// they are listed so that people see a round existed, never served.
+	Damaged bool   `json:"damaged"`
+	Problem string `json:"problem,omitempty"`
+}
+
+// ReplayPlayer is one seat of a listed round.
+type ReplayPlayer struct {
+	Slot int    `json:"slot"`
+	Name string `json:"name"`
+	Bot  bool   `json:"bot"`
+}
+
+// replayCatalog lists the replays under the data directory for /api/replays,
+// checking each file once: entries are cached by id, size and modification
+// time.
+type replayCatalog struct {
+	dir string // DataDir/replays, "" when the server writes none
+
+	mu    sync.Mutex
+	cache map[string]catalogEntry
+}
+
+type catalogEntry struct {
+	size int64
+	mod  time.Time
+	info ReplayInfo
+}
+
+// maxCatalogCache bounds the cached entries; past it the cache starts over.
+const maxCatalogCache = 4096
+
+// Listing limits: the default and the most a client may ask for.
+const (
+	defaultReplayList = 50
+	maxReplayList     = 500
+)
+
+func newReplayCatalog(dataDir string) *replayCatalog {
+	c := &replayCatalog{cache: map[string]catalogEntry{}}
+	if dataDir != "" {
+		c.dir = filepath.Join(dataDir, replaysDir)
+	}
+	return c
+}
+
+// listed is a replay file found on disk, before it is read.
+type listed struct {
+	id, dir, file string
+	ms            int64
+}
+
+// List returns the newest limit replays, newest first.
+func (c *replayCatalog) List(limit int) []ReplayInfo {
+	out := []ReplayInfo{}
+	root, err := c.open()
+	if err != nil {
+		return out
+	}
+	defer root.Close()
+	var all []listed
+	rooms, _ := fs.ReadDir(root.FS(), ".")
+	for _, rd := range rooms {
+		if !rd.IsDir() {
+			continue
+		}
+		ents, _ := fs.ReadDir(root.FS(), rd.Name())
+		for _, e := range ents {
+			id, ok := replayID(rd.Name(), e.Name())
+			if !ok || !e.Type().IsRegular() {
+				continue
+			}
+			ms, _ := strconv.ParseInt(id[:strings.IndexByte(id, '-')], 10, 64)
+			all = append(all, listed{id, rd.Name(), e.Name(), ms})
+		}
+	}
+	slices.SortFunc(all, func(a, b listed) int {
+		if c := cmp.Compare(b.ms, a.ms); c != 0 {
+			return c // newest first
+		}
+		return strings.Compare(b.id, a.id)
+	})
+	for _, l := range all[:min(limit, len(all))] {
+		if info, ok := c.info(root, l); ok {
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
+// open opens the replays directory so that no name can reach outside it.
+func (c *replayCatalog) open() (*os.Root, error) {
+	if c.dir == "" {
+		return nil, fs.ErrNotExist
+	}
+	return os.OpenRoot(c.dir)
+}
+
+// info returns the cached entry of a file, or reads and checks it; false
+// when the file has gone meanwhile.
+func (c *replayCatalog) info(root *os.Root, l listed) (ReplayInfo, bool) {
+	fi, err := root.Stat(path.Join(l.dir, l.file))
+	if err != nil || !fi.Mode().IsRegular() {
+		return ReplayInfo{}, false
+	}
+	c.mu.Lock()
+	e, ok := c.cache[l.id]
+	c.mu.Unlock()
+	if ok && e.size == fi.Size() && e.mod.Equal(fi.ModTime()) {
+		return e.info, true
+	}
+	info := ReplayInfo{ID: l.id, Bytes: fi.Size(), Winner: -1, Created: time.UnixMilli(l.ms).UTC(), CreatedMs: l.ms}
+	b, err := readReplay(root, l.dir, l.file)
+	if err == nil {
+		err = describe(&info, b)
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return ReplayInfo{}, false
+		}
+		info.Damaged, info.Problem = true, err.Error()
+	}
+	c.mu.Lock()
+	if len(c.cache) >= maxCatalogCache {
+		clear(c.cache)
+	}
+	c.cache[l.id] = catalogEntry{fi.Size(), fi.ModTime(), info}
+	c.mu.Unlock()
+	return info, true
+}
+
+// readReplay reads one regular file of at most replay.MaxFileSize bytes.
+func readReplay(root *os.Root, dir, file string) ([]byte, error) {
+	f, err := root.Open(path.Join(dir, file))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: not a regular file", fs.ErrNotExist)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, replay.MaxFileSize+1))
+	if err == nil && len(b) > replay.MaxFileSize {
+		err = fmt.Errorf("%w: larger than any replay", replay.ErrNotReplay)
+	}
+	return b, err
+}
+
+// describe checks a file's bytes and fills info from them.
+func describe(info *ReplayInfo, b []byte) error {
+	f, err := replay.Unmarshal(b)
+	if err != nil {
+		return err
+	}
+	if f.Kind != replay.KindRound {
+		return fmt.Errorf("replay: a %v file where rounds are kept", f.Kind)
+	}
+	st, err := sim.UnmarshalState(f.Record.Start)
+	if err != nil {
+		return fmt.Errorf("replay: start snapshot: %w", err)
+	}
+	r := &f.Record
+	info.Room, info.Round, info.Version = f.Room, f.Round, int(f.Version)
+	info.Created, info.CreatedMs = f.Created.UTC(), f.Created.UnixMilli()
+	info.Ticks = r.EndTick - r.StartTick
+	info.Seconds = float64(info.Ticks) / float64(st.Config().TickRate)
+	info.Decided, info.Winner = r.Decided, r.Winner
+	if f.Version < 2 { // the file does not say how the round ended: re-simulate
+		s, err := replay.Verify(f)
+		if err != nil {
+			return err
+		}
+		info.Decided, info.Winner = s.Decided, s.Winner
+	}
+	if !info.Decided {
+		info.Winner = -1
+	}
+	for slot, name := range f.Names {
+		if name != "" {
+			info.Players = append(info.Players, ReplayPlayer{Slot: slot, Name: name, Bot: slot < len(r.Bots) && r.Bots[slot]})
+		}
+	}
+	if info.Winner >= 0 && info.Winner < len(f.Names) {
+		info.WinnerName = f.Names[info.Winner]
+	}
+	return nil
+}
+
+// serveReplays answers GET /api/replays?limit=N: the newest rounds first.
+func (s *Server) serveReplays(w http.ResponseWriter, r *http.Request) {
+	limit := defaultReplayList
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			http.Error(w, "limit: a positive number", http.StatusBadRequest)
+			return
+		}
+		limit = min(n, maxReplayList)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(s.catalog.List(limit))
+}
+
+// serveReplay answers GET /api/replays/{id} with the file, checked first: a
+// damaged file is refused (422) so that no page plays it.
+func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	dir, file, ok := parseReplayID(id)
+	if !ok {
+		http.Error(w, "no such replay", http.StatusNotFound)
+		return
+	}
+	root, err := s.catalog.open()
+	if err != nil {
+		http.Error(w, "no such replay", http.StatusNotFound)
+		return
+	}
+	defer root.Close()
+	ms, _ := strconv.ParseInt(id[:strings.IndexByte(id, '-')], 10, 64)
+	info, ok := s.catalog.info(root, listed{id, dir, file, ms})
+	if !ok {
+		http.Error(w, "no such replay", http.StatusNotFound)
+		return
+	}
+	b, err := readReplay(root, dir, file)
+	if errors.Is(err, fs.ErrNotExist) {
+		http.Error(w, "no such replay", http.StatusNotFound)
+		return
+	}
+	if err == nil && !info.Damaged {
+		_, err = replay.Unmarshal(b) // the checksum again: the file may have changed since it was listed
+	} else if err == nil {
+		err = errors.New(info.Problem)
+	}
+	if err != nil {
+		http.Error(w, "replay damaged: "+err.Error(), http.StatusUnprocessableEntity)
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+id+replay.Ext+`"`)
+	// A replay never changes; it may only be pruned.
+	w.Header().Set("Cache-Control", "public, max-age=86400, immutable")
+	w.Write(b)
+}
