@@ -47,6 +47,12 @@ type Options struct {
 	StepTo  time.Duration
 	// DesyncHook, when set, sees every desync the server detects.
 	DesyncHook func(room.Desync)
+	// OnRound, when set, receives the room's record of every round, as the
+	// server would write it to a replay.
+	OnRound func(rec history.RoundRecord, names []string)
+	// OnFrame, when set, sees client id's session after each of its frames
+	// (Update) at time now: what its screen would show.
+	OnFrame func(id int, s *client.Session, now time.Duration)
 }
 
 // Validate reports the first unusable option.
@@ -145,7 +151,12 @@ func (x *experiment) setup() error {
 	x.server = x.net.AddNode(nil)
 	var err error
 	x.room, err = room.New("lab", room.Config{Sim: cfg, Seed: x.opt.Seed, Policy: policy, Bots: x.opt.Bots,
-		Seats: len(x.opt.Pings) + x.opt.Bots, OnRound: func(history.RoundRecord, []string) { x.rounds++ },
+		Seats: len(x.opt.Pings) + x.opt.Bots, OnRound: func(rec history.RoundRecord, names []string) {
+			x.rounds++
+			if x.opt.OnRound != nil {
+				x.opt.OnRound(rec, names)
+			}
+		},
 		OnDesync: func(d room.Desync) { x.desync(d) }}, 0, func(c room.ConnID, b []byte) {
 		x.net.Send(x.server, vnet.NodeID(c), b)
 	})
@@ -242,6 +253,9 @@ const brakeEvery = 300 * time.Millisecond
 func (x *experiment) update(p *player) {
 	now := x.net.Now()
 	p.sess.Update(now)
+	if x.opt.OnFrame != nil {
+		x.opt.OnFrame(p.id, p.sess, now)
+	}
 	if s := p.sess.State(); s != nil && p.sess.You() >= 0 && !x.draining {
 		if p.bot == nil {
 			p.bot = bot.New(p.sess.You(), x.opt.Seed+uint64(p.id)*31)
