@@ -33,7 +33,9 @@ type RoundRecord struct {
 // NetSample is one player's network figures from Tick on: the lead the server
 // asked for, the leniency it granted, and the one-way latency (half the
 // windowed minimum of the round trip) and jitter it measured (netcode.md,
-// sections 2 and 3).
+// sections 2 and 3); and Ahead, how far the player's clock actually ran
+// ahead of the server's, as its answers to the server's pings showed (its
+// real lead: the one asked for, the mind reader's and any correction).
 type NetSample struct {
 	Tick     int64
 	Player   uint8
@@ -41,6 +43,7 @@ type NetSample struct {
 	Leniency time.Duration
 	OneWay   time.Duration
 	Jitter   time.Duration
+	Ahead    time.Duration
 }
 
 // EventTiming is when the server handled one event, on its own clock as time

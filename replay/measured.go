@@ -49,6 +49,7 @@ func appendMeasured(b []byte, r *history.RoundRecord, w []byte) []byte {
 			for _, d := range [...]time.Duration{s.Lead, s.Leniency, s.OneWay, s.Jitter} {
 				w = binary.AppendUvarint(w, uint64(d/time.Microsecond))
 			}
+			w = binary.AppendVarint(w, micros(s.Ahead))
 		}
 		b = appendSection(b, tagNet, w)
 	}
@@ -95,6 +96,9 @@ func checkMeasured(r *history.RoundRecord) error {
 			if d < 0 || micros(d) > maxMicros {
 				return fmt.Errorf("replay: net sample %d has a duration of %v", i, d)
 			}
+		}
+		if micros(s.Ahead) > maxMicros || micros(s.Ahead) < -maxMicros {
+			return fmt.Errorf("replay: net sample %d has a clock %v ahead", i, s.Ahead)
 		}
 		prev = s.Tick
 	}
@@ -148,7 +152,7 @@ func (f *File) parseMeasured(secs [][]byte, seen []bool) error {
 	}
 	if seen[tagNet-tagResult] {
 		d := reader{b: secs[tagNet-tagResult]}
-		n := d.count("net samples", 6)
+		n := d.count("net samples", 7)
 		r.Net = make([]history.NetSample, 0, n)
 		tick := r.StartTick
 		for i := uint64(0); i < n && d.err == nil; i++ {
@@ -156,6 +160,7 @@ func (f *File) parseMeasured(secs [][]byte, seen []bool) error {
 			s := history.NetSample{Tick: tick, Player: d.u8("sample player")}
 			s.Lead, s.Leniency = d.micros("lead"), d.micros("leniency")
 			s.OneWay, s.Jitter = d.micros("one-way latency"), d.micros("jitter")
+			s.Ahead = time.Duration(max(min(d.varint("ahead"), maxMicros+1), -maxMicros-1)) * time.Microsecond
 			r.Net = append(r.Net, s)
 		}
 		if err := d.end("net"); err != nil {

@@ -82,9 +82,9 @@ func measuredFile(t testing.TB) *File {
 	r.Bots = make([]bool, 32)
 	r.Bots[1], r.Bots[3] = true, true
 	r.Net = []history.NetSample{
-		{Tick: r.StartTick, Player: 0, Lead: 30 * time.Millisecond, Leniency: 12345 * time.Microsecond, OneWay: 30 * time.Millisecond, Jitter: 2 * time.Millisecond},
+		{Tick: r.StartTick, Player: 0, Lead: 30 * time.Millisecond, Leniency: 12345 * time.Microsecond, OneWay: 30 * time.Millisecond, Jitter: 2 * time.Millisecond, Ahead: -1500 * time.Microsecond},
 		{Tick: r.StartTick, Player: 2, Lead: 80 * time.Millisecond, OneWay: 80 * time.Millisecond},
-		{Tick: r.StartTick + 500, Player: 2, Lead: 70 * time.Millisecond, Leniency: 10 * time.Millisecond, OneWay: 80500 * time.Microsecond},
+		{Tick: r.StartTick + 500, Player: 2, Lead: 70 * time.Millisecond, Leniency: 10 * time.Millisecond, OneWay: 80500 * time.Microsecond, Ahead: 74 * time.Millisecond},
 	}
 	return f
 }

@@ -22,8 +22,8 @@
 // Version 2 adds what the server knew beyond the history (issue 16), each
 // section optional: result (decided u8, and the winner's slot as a varint,
 // -1 for a draw, when decided), bots (the slots bots held), net (each human's
-// lead, leniency, one-way latency and jitter over time: tick delta, player,
-// four uvarints in microseconds) and timing (one entry per event, in the
+// lead, leniency, one-way latency, jitter and real clock lead over time: tick
+// delta, player, four uvarints and a varint in microseconds) and timing (one entry per event, in the
 // events' order: ticks it was postponed by, then when it was accepted as a
 // varint delta from the previous event's, how long before that it arrived,
 // and how long after it was broadcast, all in microseconds since the room's

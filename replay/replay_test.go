@@ -119,6 +119,7 @@ func stored(f *File) File {
 	for i := range r.Net {
 		n := &r.Net[i]
 		n.Lead, n.Leniency, n.OneWay, n.Jitter = n.Lead.Truncate(time.Microsecond), n.Leniency.Truncate(time.Microsecond), n.OneWay.Truncate(time.Microsecond), n.Jitter.Truncate(time.Microsecond)
+		n.Ahead = n.Ahead.Truncate(time.Microsecond)
 	}
 	return want
 }

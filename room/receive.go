@@ -98,6 +98,7 @@ func (r *Room) pong(m *member, pong *proto.Pong, now time.Duration) {
 			// it can only make its own ping, and leniency, smaller.
 			rtt := now - s.at
 			m.rtt.Add(now, max(rtt-min(time.Duration(pong.Held)*time.Microsecond, rtt), 0))
+			r.noteClock(m, s.at, pong, now)
 			m.pings[i].at = 0
 			return
 		}

@@ -29,7 +29,64 @@ type recorder struct {
 const (
 	netOneWayStep = 500 * time.Microsecond
 	netJitterStep = time.Millisecond
+	netAheadStep  = 500 * time.Microsecond
 )
+
+// noteClock takes a pong's news of the client's clock: it says the client's
+// present tick when it answered, which happened somewhere between the ping's
+// sending (plus the time the client held it) and the pong's arrival. The
+// middle of that window is right to within half the difference of the two
+// directions' delays, as the client's own offset estimate is.
+func (r *Room) noteClock(m *member, sent time.Duration, pong *proto.Pong, arrived time.Duration) {
+	held := min(time.Duration(pong.Held)*time.Microsecond, arrived-sent)
+	from := sent + held
+	mid := from + (arrived-from)/2 - r.epoch
+	// Its present tick k means its clock was in [k, k+1) ticks: the middle.
+	clk := time.Duration(min(pong.Tick, 1<<40))*r.dt + r.dt/2
+	m.ahead.add(clk-mid, arrived-from)
+}
+
+// aheadFilter estimates how far a client's clock runs ahead of the server's
+// from its recent pongs: the mean over those whose window (the round trip
+// less the time the client held the ping) was within a couple of
+// milliseconds of the narrowest, which jitter and queues have delayed
+// least. Each is off by up to half a tick (the client states whole ticks),
+// so several are averaged.
+type aheadFilter struct {
+	v [8]struct{ ahead, width time.Duration }
+	n int
+}
+
+// aheadSlack is how much wider than the narrowest a window may be and still
+// count.
+const aheadSlack = 2 * time.Millisecond
+
+func (f *aheadFilter) add(ahead, width time.Duration) {
+	f.v[f.n%len(f.v)].ahead, f.v[f.n%len(f.v)].width = ahead, width
+	f.n++
+}
+
+// estimate returns the clock's lead over the server's, and false before the
+// first pong.
+func (f *aheadFilter) estimate() (time.Duration, bool) {
+	k := min(f.n, len(f.v))
+	if k == 0 {
+		return 0, false
+	}
+	narrowest := f.v[0].width
+	for _, s := range f.v[:k] {
+		narrowest = min(narrowest, s.width)
+	}
+	var sum time.Duration
+	n := 0
+	for _, s := range f.v[:k] {
+		if s.width <= narrowest+aheadSlack {
+			sum += s.ahead
+			n++
+		}
+	}
+	return sum / time.Duration(n), true
+}
 
 // seat notes that player p's seat is held by name (a human or a bot).
 func (rc *recorder) seat(p int, name string, bot bool) {
@@ -65,14 +122,15 @@ func (r *Room) noteBroadcast(acc *proto.Accepted) {
 
 // noteNet records a human player's figures when one of them changed enough
 // to matter.
-func (r *Room) noteNet(p int, lead, lenient, oneWay, jitter time.Duration) {
+func (r *Room) noteNet(p int, m *member, oneWay, jitter time.Duration) {
 	rc := &r.rec
 	l := &rc.last[p]
-	if rc.has[p] && l.Lead == lead && l.Leniency == lenient &&
+	ahead, _ := m.ahead.estimate()
+	if rc.has[p] && l.Lead == m.lead && l.Leniency == m.lenient && (l.Ahead-ahead).Abs() < netAheadStep &&
 		(l.OneWay-oneWay).Abs() < netOneWayStep && (l.Jitter-jitter).Abs() < netJitterStep {
 		return
 	}
-	s := history.NetSample{Tick: r.auth.Now(), Player: uint8(p), Lead: lead, Leniency: lenient, OneWay: oneWay, Jitter: jitter}
+	s := history.NetSample{Tick: r.auth.Now(), Player: uint8(p), Lead: m.lead, Leniency: m.lenient, OneWay: oneWay, Jitter: jitter, Ahead: ahead}
 	rc.last[p], rc.has[p] = s, true
 	rc.net = append(rc.net, s)
 }

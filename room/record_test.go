@@ -16,6 +16,9 @@ import (
 // connection 4 s into the first round she plays, and does not come back:
 // her seat is freed mid-round. It returns the first record in which alice
 // took part, and her slot.
+// aliceAhead is how far alice's clock runs ahead of the server's.
+const aliceAhead = 40 * time.Millisecond
+
 func recordedRound(t *testing.T) (rec history.RoundRecord, names []string, alice int, room *Room) {
 	t.Helper()
 	const rtt = 60 * time.Millisecond
@@ -39,8 +42,9 @@ func recordedRound(t *testing.T) (rec history.RoundRecord, names []string, alice
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p, ok := m.(*proto.Ping); ok { // answered after the round trip
-			inbox = append(inbox, pending{now + rtt, &proto.Pong{ID: p.ID, Echo: p.Time}})
+		if p, ok := m.(*proto.Ping); ok { // answered halfway, by a clock 40 ms ahead
+			tick := (now + rtt/2 + aliceAhead) / (time.Second / 120)
+			inbox = append(inbox, pending{now + rtt, &proto.Pong{ID: p.ID, Echo: p.Time, Tick: uint64(tick)}})
 		}
 	})
 	if err != nil {
@@ -173,8 +177,8 @@ func TestRecordNet(t *testing.T) {
 		if int(s.Player) != alice {
 			t.Fatalf("a sample for player %d, who is a bot", s.Player)
 		}
-		if s.OneWay != 30*time.Millisecond || s.Lead <= 0 {
-			t.Errorf("sample %+v: want a one-way latency of 30ms and a lead", s)
+		if s.OneWay != 30*time.Millisecond || s.Lead <= 0 || (s.Ahead-aliceAhead).Abs() > time.Second/240 {
+			t.Errorf("sample %+v: want a one-way latency of 30ms, a lead, and a clock %v ahead", s, aliceAhead)
 		}
 	}
 }

@@ -113,6 +113,7 @@ type member struct {
 	decided   bool          // whether it had any
 	lastProp  time.Duration
 	propCount int
+	ahead     aheadFilter // how far its clock runs ahead of the server's, from its pongs
 }
 
 type pingSent struct {

@@ -109,7 +109,7 @@ func (r *Room) applyPolicy(now time.Duration) {
 		m.lead = lead
 		m.lenient = min(clock.Leniency(oneWays[k], m.floor.Update(now, lead), jitters[k]), r.cfg.MaxLenient)
 		r.auth.SetLeniency(p, int64((m.lenient+r.dt-1)/r.dt))
-		r.noteNet(p, m.lead, m.lenient, oneWays[k], jitters[k])
+		r.noteNet(p, m, oneWays[k], jitters[k])
 	}
 }
 

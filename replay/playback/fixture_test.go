@@ -25,8 +25,11 @@ type frame struct {
 	now  time.Duration // server time (the lab's room starts its tick 0 at time 0)
 	tick int64         // its present tick
 	clk  time.Duration // its clock: its estimate of server time plus its lead
-	hash uint64
-	cyc  [8]seen
+	// timed: now and clk are known (the lab's virtual clock is the
+	// server's; on a real network the server's clock is out of reach)
+	timed bool
+	hash  uint64
+	cyc   [8]seen
 }
 
 // labRun is a lab experiment: the rounds as the server would write them
@@ -60,7 +63,7 @@ func runLab(tb testing.TB, opt lab.Options) *labRun {
 		if st == nil || s.You() < 0 {
 			return
 		}
-		fr := frame{now: now, tick: st.Tick(), hash: st.Hash(), clk: s.Clock(now)}
+		fr := frame{now: now, tick: st.Tick(), hash: st.Hash(), clk: s.Clock(now), timed: true}
 		for i := range fr.cyc {
 			c := st.Cycle(i)
 			fr.cyc[i] = seen{c.X, c.Y, c.InRound}
