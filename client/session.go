@@ -74,6 +74,8 @@ type Session struct {
 	got         map[uint64]bool // broadcasts at or after bcast that arrived (datagrams reorder)
 	asked       map[uint64]bool // the newest broadcast a resend request covered
 	hbSeq       uint64          // broadcasts the newest heartbeat covers
+	hbTick      uint64          // the newest heartbeat's tick
+	hbSeen      bool            // a heartbeat has arrived
 	nextHash    int64
 
 	roster  proto.Roster

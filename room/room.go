@@ -21,6 +21,29 @@ import (
 // ConnID names one connection to the room.
 type ConnID uint64
 
+// Transport is how a room reaches its connections: the server's WebSockets,
+// the lab's virtual network. Neither method may block the room.
+type Transport interface {
+	// Send hands connection c an encoded message; the room never touches b
+	// again, so the transport may keep it.
+	Send(c ConnID, b []byte)
+	// Close ends connection c, telling it why (the room has forgotten c
+	// already; no Leave needs to follow). The room closes this way only a
+	// connection other than the one whose message it is handling, which
+	// gets its reason as Receive's result instead: a player that reconnects
+	// elsewhere replaces its old connection (CloseReplaced).
+	Close(c ConnID, why *proto.Error)
+}
+
+// Discard is the transport of a room nobody connects to: one that only
+// plays its bots (tests, tools).
+var Discard Transport = discard{}
+
+type discard struct{}
+
+func (discard) Send(ConnID, []byte)        {}
+func (discard) Close(ConnID, *proto.Error) {}
+
 // Config holds a room's settings. Zero fields take the defaults noted.
 type Config struct {
 	Sim        sim.Config
@@ -113,6 +136,7 @@ type member struct {
 	decided   bool          // whether it had any
 	lastProp  time.Duration
 	propCount int
+	carried   [history.SeqMemory]carried // by sequence number
 }
 
 type pingSent struct {
@@ -130,7 +154,7 @@ type spectator struct {
 type Room struct {
 	Name string
 	cfg  Config
-	send func(ConnID, []byte)
+	tr   Transport
 
 	epoch time.Duration // time of tick 0
 	dt    time.Duration
@@ -183,14 +207,15 @@ type Stats struct {
 	TickLateness                                    time.Duration // last tick's lateness
 }
 
-// New makes a room whose tick 0 starts at now.
-func New(name string, cfg Config, now time.Duration, send func(ConnID, []byte)) (*Room, error) {
+// New makes a room whose tick 0 starts at now, reaching its connections
+// through tr.
+func New(name string, cfg Config, now time.Duration, tr Transport) (*Room, error) {
 	cfg.defaults()
 	s, err := sim.NewState(cfg.Sim, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	r := &Room{Name: name, cfg: cfg, send: send, epoch: now, byConn: map[ConnID]int{}, specs: map[ConnID]*spectator{}}
+	r := &Room{Name: name, cfg: cfg, tr: tr, epoch: now, byConn: map[ConnID]int{}, specs: map[ConnID]*spectator{}}
 	r.dt = time.Second / time.Duration(cfg.Sim.TickRate)
 	r.tl, err = history.New(s, history.Options{Confirmed: true, OnRound: r.onRound, Lazy: cfg.Bots == 0,
 		Window: int64((cfg.MaxLenient + cfg.MaxLead + time.Second) / r.dt)})
@@ -290,7 +315,7 @@ func encode(m proto.Message) []byte {
 func (r *Room) sendMsg(c ConnID, m proto.Message) {
 	b := encode(m)
 	r.Stats.BytesOut += int64(len(b))
-	r.send(c, b)
+	r.tr.Send(c, b)
 }
 
 // broadcast sends one encoding to every connection.
@@ -301,12 +326,12 @@ func (r *Room) sendAll(b []byte) {
 	for _, mb := range r.members {
 		if mb != nil && mb.conn != 0 {
 			r.Stats.BytesOut += int64(len(b))
-			r.send(mb.conn, b)
+			r.tr.Send(mb.conn, b)
 		}
 	}
 	for c := range r.specs {
 		r.Stats.BytesOut += int64(len(b))
-		r.send(c, b)
+		r.tr.Send(c, b)
 	}
 }
 
