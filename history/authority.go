@@ -12,7 +12,8 @@ const (
 	Refused                     // does not land; Reason says why
 )
 
-// Reason explains a refusal. The values match proto.RefuseReason.
+// Reason explains a refusal. The wire has its own codes
+// (proto.RefuseReason); the room translates, and its tests pin the table.
 type Reason uint8
 
 // Reasons for refusing an event.
@@ -22,7 +23,6 @@ const (
 	ReasonNotYourPlayer        // the event names another player
 	ReasonNotAlive             // the player is dead or not in the round
 	ReasonDuplicate            // this sequence number was seen already
-	ReasonRateLimited          // set by the transport layer, never here
 	ReasonInvalidKind          // not an event a client may propose
 )
 
@@ -37,8 +37,6 @@ func (r Reason) String() string {
 		return "not alive in this round"
 	case ReasonDuplicate:
 		return "duplicate sequence number"
-	case ReasonRateLimited:
-		return "rate limited"
 	case ReasonInvalidKind:
 		return "not a player event"
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"webtron/history"
 	"webtron/proto"
 	"webtron/sim"
 )
@@ -73,5 +74,37 @@ func TestResentProposalAnsweredAgain(t *testing.T) {
 	}
 	if ms := tr.to(1); len(ms) != 1 || ms[0].(*proto.Refused).Reason != proto.RefuseDuplicate {
 		t.Fatalf("sequence number reused for another event: %v, want a duplicate refusal", ms)
+	}
+}
+
+// TestRefuseReasons: every reason the authority gives has its own code on
+// the wire; a reason added to history without one here fails.
+func TestRefuseReasons(t *testing.T) {
+	want := map[history.Reason]proto.RefuseReason{
+		history.ReasonTooFarAhead:   proto.RefuseTooFarAhead,
+		history.ReasonNotYourPlayer: proto.RefuseNotYourPlayer,
+		history.ReasonNotAlive:      proto.RefuseNotAlive,
+		history.ReasonDuplicate:     proto.RefuseDuplicate,
+		history.ReasonInvalidKind:   proto.RefuseInvalidKind,
+	}
+	seen := map[proto.RefuseReason]history.Reason{}
+	for r := history.Reason(1); r < 255; r++ {
+		if r.String() == history.ReasonNone.String() {
+			continue // not a reason history knows
+		}
+		got := refuseReason(r)
+		if w, ok := want[r]; !ok || got != w {
+			t.Errorf("history reason %d (%s) goes on the wire as %v; the table here says %v", r, r, got, w)
+		}
+		if o, dup := seen[got]; dup {
+			t.Errorf("history reasons %s and %s share the wire code %v", o, r, got)
+		}
+		seen[got] = r
+	}
+	if len(seen) != len(want) {
+		t.Errorf("history knows %d reasons, the table %d", len(seen), len(want))
+	}
+	if refuseReason(history.ReasonNone) != proto.RefuseOther {
+		t.Error("no reason must be RefuseOther")
 	}
 }

@@ -132,7 +132,7 @@ func (r *Room) propose(m *member, msg *proto.Propose, now time.Duration) {
 			} else {
 				r.Stats.Refused++
 			}
-			r.sendMsg(m.conn, &proto.Refused{Seq: pr.Seq, Reason: proto.RefuseReason(d.Reason), Text: d.Reason.String()})
+			r.sendMsg(m.conn, &proto.Refused{Seq: pr.Seq, Reason: refuseReason(d.Reason), Text: d.Reason.String()})
 			continue
 		case d.Status == history.Postponed:
 			r.Stats.Postponed++
@@ -154,6 +154,24 @@ func (r *Room) propose(m *member, msg *proto.Propose, now time.Duration) {
 	}
 }
 
+// refuseReason is the wire's code for the authority's reason for a refusal
+// (TestRefuseReasons checks that every reason has its own).
+func refuseReason(r history.Reason) proto.RefuseReason {
+	switch r {
+	case history.ReasonTooFarAhead:
+		return proto.RefuseTooFarAhead
+	case history.ReasonNotYourPlayer:
+		return proto.RefuseNotYourPlayer
+	case history.ReasonNotAlive:
+		return proto.RefuseNotAlive
+	case history.ReasonDuplicate:
+		return proto.RefuseDuplicate
+	case history.ReasonInvalidKind:
+		return proto.RefuseInvalidKind
+	}
+	return proto.RefuseOther
+}
+
 // carried records which broadcast carried one of a member's accepted
 // events, so that a resent proposal can be answered with it.
 type carried struct {
@@ -168,7 +186,7 @@ type carried struct {
 // a resync, as for a resend request.
 func (r *Room) answerAgain(m *member, pr proto.Proposal, d history.Decision) {
 	if d.Status == history.Refused {
-		r.sendMsg(m.conn, &proto.Refused{Seq: pr.Seq, Reason: proto.RefuseReason(d.Reason), Text: d.Reason.String()})
+		r.sendMsg(m.conn, &proto.Refused{Seq: pr.Seq, Reason: refuseReason(d.Reason), Text: d.Reason.String()})
 		return
 	}
 	c := m.carried[pr.Seq%history.SeqMemory]
