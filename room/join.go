@@ -37,6 +37,7 @@ func (r *Room) join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 					r.tr.Close(m.conn, &proto.Error{Code: proto.CloseReplaced, Text: "reconnected elsewhere"})
 				}
 				m.conn, m.dropped = c, 0
+				m.rtt.Reset() // the new route owes nothing to the old one
 				r.byConn[c] = p
 				r.auth.SetActive(p, true)
 				r.welcome(c, p, m.token, h.ClientTime, now)

@@ -99,7 +99,9 @@ func (r *Room) pong(m *member, pong *proto.Pong, now time.Duration) {
 			// What the client held the ping for (a busy page) is not network:
 			// it can only make its own ping, and leniency, smaller.
 			rtt := now - s.at
+			before := m.rtt.RTT()
 			m.rtt.Add(now, max(rtt-min(time.Duration(pong.Held)*time.Microsecond, rtt), 0))
+			r.rttMoved = r.rttMoved || m.rtt.RTT() != before
 			m.pings[i].at = 0
 			return
 		}

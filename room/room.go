@@ -53,8 +53,8 @@ type Config struct {
 	Seats      int           // cycles in a round, humans plus bots (default 8, at most sim.MaxPlayers)
 	MaxLead    time.Duration // how far ahead of the server a client may schedule (default 1 s)
 	MaxLenient time.Duration // leniency never exceeds this (default: the policy cap plus 50 ms)
-	Ping       time.Duration // server ping interval per client (default 200 ms)
-	Heartbeat  time.Duration // heartbeat interval (default 200 ms)
+	Ping       time.Duration // server ping interval per client (default clock.ServerPingInterval)
+	Heartbeat  time.Duration // heartbeat interval (default DefaultHeartbeat)
 	Reconnect  time.Duration // how long a dropped player keeps its cycle and token (default 30 s)
 	ChatEvery  time.Duration // minimum spacing of one client's chat lines (default 500 ms)
 	// OnRound receives every finished round's record (replays).
@@ -93,12 +93,10 @@ func (c *Config) defaults() {
 		c.MaxLenient = c.Policy.Cap + 50*time.Millisecond
 	}
 	if c.Ping <= 0 {
-		c.Ping = 200 * time.Millisecond
+		c.Ping = clock.ServerPingInterval
 	}
 	if c.Heartbeat <= 0 {
-		// Five a second: finality a little later, a third of a player's
-		// downstream bandwidth saved in an 8-player room.
-		c.Heartbeat = 200 * time.Millisecond
+		c.Heartbeat = DefaultHeartbeat
 	}
 	if c.Reconnect <= 0 {
 		c.Reconnect = 30 * time.Second
@@ -107,6 +105,11 @@ func (c *Config) defaults() {
 		c.ChatEvery = 500 * time.Millisecond
 	}
 }
+
+// DefaultHeartbeat is the heartbeat interval. Five a second: finality a
+// little later than at ten, a third of a player's downstream bandwidth saved
+// in an 8-player room (docs/performance.md).
+const DefaultHeartbeat = 200 * time.Millisecond
 
 // Errors that close a connection; each becomes a proto.Error with a reason.
 var (
@@ -169,6 +172,7 @@ type Room struct {
 	recent      [512]recentBcast // recent Accepted broadcasts, for resend requests
 	lastHB      time.Duration
 	lastPolicy  time.Duration
+	rttMoved    bool // an RTT estimate changed since the last applyPolicy
 	rosterRev   uint64
 	rosterDirty bool
 	lastRoster  time.Duration
