@@ -7,6 +7,7 @@ import (
 
 	"webtron/history"
 	"webtron/proto"
+	"webtron/sim"
 )
 
 func newRoom(t testing.TB, cfg Config, sent *int) *Room {
@@ -96,5 +97,39 @@ func TestBotsGiveSeatsToHumans(t *testing.T) {
 	}
 	if e := r.Join(2, &proto.Hello{Token: []byte("nope")}, 0); e == nil || e.Code != proto.CloseBadToken {
 		t.Fatalf("bad token: got %v, want CloseBadToken", e)
+	}
+}
+
+// TestNewcomerRidesSoon: a human who joins a room where bots are mid-round
+// rides a cycle of their own within FINISH_TYPE's 2 s plus the 4 s countdown
+// (issue 11: at most 10 s from clicking Play, network included).
+func TestNewcomerRidesSoon(t *testing.T) {
+	var sent int
+	r := newRoom(t, Config{Bots: 7, Seats: 8}, &sent)
+	dt := r.TickDuration()
+	now := time.Duration(0)
+	for ; now < 8*time.Second; now += dt { // into the first round's play
+		r.Tick(now)
+	}
+	if ph, _ := r.State().Phase(); ph != sim.PhasePlay {
+		t.Fatalf("phase %d at 8 s, want the bots' round in play", ph)
+	}
+	joined := now
+	if e := r.Join(1, &proto.Hello{Name: "newcomer"}, now); e != nil {
+		t.Fatalf("join: %v", e.Text)
+	}
+	p := r.byConn[1]
+	for ; now < joined+20*time.Second; now += dt {
+		r.Tick(now)
+		if c := r.State().Cycle(p); c.Alive {
+			if ph, _ := r.State().Phase(); ph == sim.PhasePlay {
+				break
+			}
+		}
+	}
+	waited := now - joined
+	t.Logf("newcomer rides %v after joining", waited)
+	if waited > 6*time.Second+2*dt {
+		t.Fatalf("newcomer rode %v after joining, want at most 6 s (2 s to the round's end, 4 s countdown)", waited)
 	}
 }
