@@ -65,7 +65,7 @@ func (r *Room) join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 	// Welcome first, then the join as a broadcast: the newcomer receives it
 	// after its snapshot like everyone else.
 	r.welcome(c, p, m.token, h.ClientTime, now)
-	r.serverEvent(sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
+	r.serverEvent(sim.Event{Kind: sim.EvJoin, Player: uint8(p), Arg: sim.JoinHuman})
 	if ph, _ := r.tl.State().Phase(); ph == sim.PhasePrepare {
 		r.serverEvent(sim.Event{Kind: sim.EvSpawn, Player: uint8(p)})
 	}

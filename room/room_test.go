@@ -7,6 +7,7 @@ import (
 
 	"webtron/history"
 	"webtron/proto"
+	"webtron/sim"
 )
 
 // TestMemoryFlat plays a 30-minute match of 8 bots and checks that the room's
@@ -111,5 +112,40 @@ func TestReconnectClosesTheOldConnection(t *testing.T) {
 	}
 	if p, ok := r.byConn[2]; !ok || r.members[p].conn != 2 {
 		t.Fatal("the new connection does not hold the player")
+	}
+}
+
+// TestNewcomerRidesSoon: a human who joins a room where bots are mid-round
+// rides a cycle of their own within FINISH_TYPE's 2 s plus the 4 s countdown
+// (issue 11: at most 10 s from clicking Play, network included).
+func TestNewcomerRidesSoon(t *testing.T) {
+	r, _ := newTestRoom(t, Config{Bots: 7, Seats: 8})
+	dt := r.TickDuration()
+	now := time.Duration(0)
+	for ; now < 8*time.Second; now += dt { // into the first round's play
+		if err := r.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ph, _ := r.State().Phase(); ph != sim.PhasePlay {
+		t.Fatalf("phase %d at 8 s, want the bots' round in play", ph)
+	}
+	joined := now
+	hello(t, r, 1, &proto.Hello{Name: "newcomer"}, now)
+	p := r.byConn[1]
+	for ; now < joined+20*time.Second; now += dt {
+		if err := r.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		if c := r.State().Cycle(p); c.Alive {
+			if ph, _ := r.State().Phase(); ph == sim.PhasePlay {
+				break
+			}
+		}
+	}
+	waited := now - joined
+	t.Logf("newcomer rides %v after joining", waited)
+	if waited > 6*time.Second+2*dt {
+		t.Fatalf("newcomer rode %v after joining, want at most 6 s (2 s to the round's end, 4 s countdown)", waited)
 	}
 }
