@@ -30,29 +30,27 @@ func recordedRound(t *testing.T) (rec history.RoundRecord, names []string, alice
 	var now time.Duration
 	var records []history.RoundRecord
 	var nameSets [][]string
+	tr := &testTransport{t: t}
 	r, err := New("rec", Config{Seed: 3, Bots: 2, Seats: 3, Reconnect: time.Second,
 		OnRound: func(rec history.RoundRecord, names []string) {
 			records = append(records, rec)
 			nameSets = append(nameSets, names)
-		}}, 0, func(c ConnID, b []byte) {
-		if c != 1 {
-			return
-		}
-		m, err := proto.Decode(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p, ok := m.(*proto.Ping); ok { // answered halfway, by a clock 40 ms ahead
-			tick := (now + rtt/2 + aliceAhead) / (time.Second / 120)
-			inbox = append(inbox, pending{now + rtt, &proto.Pong{ID: p.ID, Echo: p.Time, Tick: uint64(tick)}})
-		}
-	})
+		}}, 0, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := r.Join(1, &proto.Hello{Name: "alice"}, 0); e != nil {
-		t.Fatal(e.Text)
+	// Alice answers each ping halfway through the round trip, by a clock
+	// aliceAhead ahead of the server's.
+	answer := func() {
+		for _, s := range tr.out {
+			if p, ok := s.m.(*proto.Ping); ok && s.c == 1 {
+				tick := (now + rtt/2 + aliceAhead) / (time.Second / 120)
+				inbox = append(inbox, pending{now + rtt, &proto.Pong{ID: p.ID, Echo: p.Time, Tick: uint64(tick)}})
+			}
+		}
+		tr.out = tr.out[:0]
 	}
+	hello(t, r, 1, &proto.Hello{Name: "alice"}, 0)
 	alice = r.byConn[1]
 	connected, left := true, time.Duration(0)
 	seq := uint32(0)
@@ -62,6 +60,7 @@ func recordedRound(t *testing.T) (rec history.RoundRecord, names []string, alice
 		if err := r.Tick(now); err != nil {
 			t.Fatal(err)
 		}
+		answer()
 		for len(inbox) > 0 && inbox[0].at <= now && connected {
 			if e := r.ReceiveAt(1, inbox[0].m, inbox[0].at, now); e != nil {
 				t.Fatal(e.Text)

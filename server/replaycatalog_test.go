@@ -37,7 +37,7 @@ func recordedFile(t *testing.T, roomName string, created time.Time) *replay.File
 			if !got && rec.Decided && rec.Winner >= 0 {
 				recorded.rec, recorded.names, got = rec, names, true
 			}
-		}}, 0, func(room.ConnID, []byte) {})
+		}}, 0, room.Discard)
 		if err != nil {
 			panic(err)
 		}

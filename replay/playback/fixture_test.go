@@ -127,7 +127,7 @@ func longRound(tb testing.TB) (*replay.File, []byte) {
 			if found == nil && rec.EndTick-rec.StartTick >= 5*60*cfg.TickRate {
 				found = &replay.File{Kind: replay.KindRound, Room: "long", Round: 1, Created: time.UnixMilli(1_700_000_000_000), Names: names, Record: rec}
 			}
-		}}, 0, func(room.ConnID, []byte) {})
+		}}, 0, room.Discard)
 		if err != nil {
 			panic(err)
 		}
