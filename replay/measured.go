@@ -3,7 +3,6 @@ package replay
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"time"
 
 	"webtron/history"
@@ -82,23 +81,23 @@ func checkMeasured(r *history.RoundRecord) error {
 	case len(r.Bots) > sim.MaxPlayers:
 		return errors.New("replay: more bot flags than player slots")
 	case r.Timing != nil && len(r.Timing) != len(r.Events):
-		return fmt.Errorf("replay: %d event timings for %d events", len(r.Timing), len(r.Events))
+		return errorString("replay: " + itoa(int64(len(r.Timing))) + " event timings for " + itoa(int64(len(r.Events))) + " events")
 	}
 	prev := r.StartTick
 	for i, s := range r.Net {
 		switch {
 		case s.Tick < prev || s.Tick > r.EndTick:
-			return fmt.Errorf("replay: net sample %d at tick %d out of order or outside [%d, %d]", i, s.Tick, r.StartTick, r.EndTick)
+			return errorString("replay: net sample " + itoa(int64(i)) + " at tick " + itoa(s.Tick) + " out of order or outside [" + itoa(r.StartTick) + ", " + itoa(r.EndTick) + "]")
 		case s.Player >= sim.MaxPlayers:
-			return fmt.Errorf("replay: net sample %d names player %d", i, s.Player)
+			return errorString("replay: net sample " + itoa(int64(i)) + " names player " + itoa(int64(s.Player)))
 		}
 		for _, d := range [...]time.Duration{s.Lead, s.Leniency, s.OneWay, s.Jitter} {
 			if d < 0 || micros(d) > maxMicros {
-				return fmt.Errorf("replay: net sample %d has a duration of %v", i, d)
+				return errorString("replay: net sample " + itoa(int64(i)) + " has a duration of " + d.String())
 			}
 		}
 		if micros(s.Ahead) > maxMicros || micros(s.Ahead) < -maxMicros {
-			return fmt.Errorf("replay: net sample %d has a clock %v ahead", i, s.Ahead)
+			return errorString("replay: net sample " + itoa(int64(i)) + " has a clock " + s.Ahead.String() + " ahead")
 		}
 		prev = s.Tick
 	}
@@ -106,11 +105,11 @@ func checkMeasured(r *history.RoundRecord) error {
 		tick := r.Events[i].Tick
 		switch {
 		case t.Asked > tick || tick-t.Asked > MaxTicks:
-			return fmt.Errorf("replay: event %d at tick %d asked for tick %d", i, tick, t.Asked)
+			return errorString("replay: event " + itoa(int64(i)) + " at tick " + itoa(tick) + " asked for tick " + itoa(t.Asked))
 		case micros(t.Arrived) > micros(t.Accepted) || micros(t.Accepted) > micros(t.Broadcast):
-			return fmt.Errorf("replay: event %d arrived %v, accepted %v, broadcast %v: out of order", i, t.Arrived, t.Accepted, t.Broadcast)
+			return errorString("replay: event " + itoa(int64(i)) + " arrived " + t.Arrived.String() + ", accepted " + t.Accepted.String() + ", broadcast " + t.Broadcast.String() + ": out of order")
 		case micros(t.Arrived) < -maxMicros || micros(t.Broadcast) > maxMicros:
-			return fmt.Errorf("replay: event %d timed out of range", i)
+			return errorString("replay: event " + itoa(int64(i)) + " timed out of range")
 		}
 	}
 	return nil
@@ -128,7 +127,7 @@ func (f *File) parseMeasured(secs [][]byte, seen []bool) error {
 			r.Decided = true
 			r.Winner = int(max(min(d.varint("winner"), sim.MaxPlayers), -2))
 		default:
-			return fmt.Errorf("%w: result is neither decided nor undecided", ErrCorrupt)
+			return wrap(ErrCorrupt, "result is neither decided nor undecided")
 		}
 		if err := d.end("result"); err != nil {
 			return err
@@ -142,7 +141,7 @@ func (f *File) parseMeasured(secs [][]byte, seen []bool) error {
 		for i := uint64(0); i < n && d.err == nil; i++ {
 			p := int(d.u8("bot slot"))
 			if d.err == nil && (p >= sim.MaxPlayers || p <= prev) {
-				return fmt.Errorf("%w: bot slot %d out of order", ErrCorrupt, p)
+				return wrap(ErrCorrupt, "bot slot "+itoa(int64(p))+" out of order")
 			}
 			r.Bots[p], prev = true, p
 		}
@@ -171,7 +170,7 @@ func (f *File) parseMeasured(secs [][]byte, seen []bool) error {
 		d := reader{b: secs[tagTiming-tagResult]}
 		n := d.count("timings", 4)
 		if n != uint64(len(r.Events)) {
-			return fmt.Errorf("%w: %d timings for %d events", ErrCorrupt, n, len(r.Events))
+			return wrap(ErrCorrupt, utoa(n)+" timings for "+itoa(int64(len(r.Events)))+" events")
 		}
 		r.Timing = make([]history.EventTiming, 0, n)
 		acc := int64(0)

@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"hash/crc32"
-	"io"
-	"os"
 	"time"
 	"unicode/utf8"
 
@@ -23,68 +20,32 @@ var (
 	ErrCorrupt   = errors.New("replay: file corrupted")
 )
 
-// ReadFile reads and decodes the file at path. Only a regular file is read
-// (a device such as /dev/zero never ends, a FIFO blocks), and never more than
-// MaxFileSize bytes of it, whatever its size said when it was opened.
-func ReadFile(path string) (*File, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is not a regular file (%v)", ErrNotReplay, path, fi.Mode().Type())
-	}
-	if fi.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%w: %s is %d bytes, more than any replay", ErrNotReplay, path, fi.Size())
-	}
-	fd, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
-	}
-	defer fd.Close()
-	if fi, err := fd.Stat(); err != nil || !fi.Mode().IsRegular() { // replaced since the Stat
-		return nil, fmt.Errorf("%w: %s is not a regular file", ErrNotReplay, path)
-	}
-	b, err := io.ReadAll(io.LimitReader(fd, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
-	}
-	if len(b) > MaxFileSize {
-		return nil, fmt.Errorf("%w: %s grew past %d bytes, more than any replay", ErrNotReplay, path, MaxFileSize)
-	}
-	f, err := Unmarshal(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return f, nil
-}
-
 // Unmarshal decodes a file Marshal wrote. It never panics: a truncated,
 // damaged or hostile input returns an error wrapping ErrNotReplay,
 // ErrVersion, ErrTruncated or ErrCorrupt.
 func Unmarshal(b []byte) (*File, error) {
 	if len(b) < len(Magic) || string(b[:len(Magic)]) != Magic {
-		return nil, fmt.Errorf("%w: bad magic", ErrNotReplay)
+		return nil, wrap(ErrNotReplay, "bad magic")
 	}
 	if len(b) < headerLen {
-		return nil, fmt.Errorf("%w: %d bytes, header needs %d", ErrTruncated, len(b), headerLen)
+		return nil, wrap(ErrTruncated, itoa(int64(len(b)))+" bytes, header needs "+itoa(int64(headerLen)))
 	}
 	v := b[len(Magic)]
 	if v < 1 || v > Version {
-		return nil, fmt.Errorf("%w: %d (this build reads 1 to %d)", ErrVersion, v, Version)
+		return nil, wrap(ErrVersion, itoa(int64(v))+" (this build reads 1 to "+itoa(Version)+")")
 	}
 	want := binary.LittleEndian.Uint32(b[len(Magic)+1:])
 	switch {
 	case uint64(len(b)) < uint64(want):
-		return nil, fmt.Errorf("%w: %d of %d bytes", ErrTruncated, len(b), want)
+		return nil, wrap(ErrTruncated, itoa(int64(len(b)))+" of "+utoa(uint64(want))+" bytes")
 	case uint64(len(b)) > uint64(want):
-		return nil, fmt.Errorf("%w: %d bytes after the end", ErrCorrupt, uint64(len(b))-uint64(want))
+		return nil, wrap(ErrCorrupt, utoa(uint64(len(b))-uint64(want))+" bytes after the end")
 	case len(b) < headerLen+4:
-		return nil, fmt.Errorf("%w: length %d too short", ErrCorrupt, want)
+		return nil, wrap(ErrCorrupt, "length "+utoa(uint64(want))+" too short")
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
 	if got := crc32.ChecksumIEEE(body); got != sum {
-		return nil, fmt.Errorf("%w: checksum %08x, expected %08x", ErrCorrupt, got, sum)
+		return nil, wrap(ErrCorrupt, "checksum "+hex(uint64(got), 8)+", expected "+hex(uint64(sum), 8))
 	}
 	f, err := parse(body[headerLen:], v)
 	if err != nil {
@@ -109,7 +70,7 @@ func parse(b []byte, version uint8) (*File, error) {
 		}
 		if int(tag) < len(secs) {
 			if seen[tag] {
-				return nil, fmt.Errorf("%w: section %d repeated", ErrCorrupt, tag)
+				return nil, wrap(ErrCorrupt, "section "+itoa(int64(tag))+" repeated")
 			}
 			seen[tag], secs[tag] = true, payload
 		}
@@ -119,7 +80,7 @@ func parse(b []byte, version uint8) (*File, error) {
 	}
 	for _, t := range []int{tagMeta, tagNames, tagStart, tagEvents, tagHashes} {
 		if !seen[t] {
-			return nil, fmt.Errorf("%w: section %d missing", ErrCorrupt, t)
+			return nil, wrap(ErrCorrupt, "section "+itoa(int64(t))+" missing")
 		}
 	}
 	f := &File{}
@@ -158,7 +119,7 @@ func parse(b []byte, version uint8) (*File, error) {
 		}
 	}
 	if err := f.check(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil, wrap(ErrCorrupt, err.Error())
 	}
 	return f, nil
 }
@@ -171,7 +132,7 @@ func (f *File) parseNames(b []byte) error {
 		slot := int(r.u8("name slot"))
 		name := r.str("name")
 		if r.err == nil && (slot >= sim.MaxPlayers || slot < len(f.Names)) {
-			return fmt.Errorf("%w: name slot %d out of order", ErrCorrupt, slot)
+			return wrap(ErrCorrupt, "name slot "+itoa(int64(slot))+" out of order")
 		}
 		for len(f.Names) < slot {
 			f.Names = append(f.Names, "")
@@ -216,7 +177,7 @@ type reader struct {
 
 func (r *reader) fail(field string) {
 	if r.err == nil {
-		r.err = fmt.Errorf("%w: %s cut short", ErrCorrupt, field)
+		r.err = wrap(ErrCorrupt, field+" cut short")
 	}
 }
 
@@ -271,7 +232,7 @@ func (r *reader) varint(field string) int64 {
 func (r *reader) count(field string, minSize int) uint64 {
 	n := r.uvarint(field + " count")
 	if r.err == nil && n > uint64(len(r.b)/minSize) {
-		r.err = fmt.Errorf("%w: %d %s in %d bytes", ErrCorrupt, n, field, len(r.b))
+		r.err = wrap(ErrCorrupt, utoa(n)+" "+field+" in "+itoa(int64(len(r.b)))+" bytes")
 		return 0
 	}
 	return n
@@ -280,7 +241,7 @@ func (r *reader) count(field string, minSize int) uint64 {
 func (r *reader) bytes(field string, n uint64) []byte {
 	if r.err != nil || n > uint64(len(r.b)) {
 		if r.err == nil {
-			r.err = fmt.Errorf("%w: %s of %d bytes with %d left", ErrCorrupt, field, n, len(r.b))
+			r.err = wrap(ErrCorrupt, field+" of "+utoa(n)+" bytes with "+itoa(int64(len(r.b)))+" left")
 		}
 		return nil
 	}
@@ -292,14 +253,14 @@ func (r *reader) bytes(field string, n uint64) []byte {
 func (r *reader) str(field string) string {
 	b := r.bytes(field, r.uvarint(field+" length"))
 	if r.err == nil && !utf8.Valid(b) {
-		r.err = fmt.Errorf("%w: %s is not UTF-8", ErrCorrupt, field)
+		r.err = wrap(ErrCorrupt, field+" is not UTF-8")
 	}
 	return string(b)
 }
 
 func (r *reader) end(section string) error {
 	if r.err == nil && len(r.b) != 0 {
-		r.err = fmt.Errorf("%w: %d stray bytes in section %s", ErrCorrupt, len(r.b), section)
+		r.err = wrap(ErrCorrupt, itoa(int64(len(r.b)))+" stray bytes in section "+section)
 	}
 	return r.err
 }

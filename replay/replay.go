@@ -33,10 +33,7 @@ package replay
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"hash/crc32"
-	"os"
-	"path/filepath"
 	"time"
 
 	"webtron/history"
@@ -222,18 +219,18 @@ func checkRecord(r *history.RoundRecord) error {
 	for i, te := range r.Events {
 		switch {
 		case te.Tick < prev || te.Tick >= r.EndTick:
-			return fmt.Errorf("replay: event %d at tick %d out of order or outside [%d, %d)", i, te.Tick, r.StartTick, r.EndTick)
+			return errorString("replay: event " + itoa(int64(i)) + " at tick " + itoa(te.Tick) + " out of order or outside [" + itoa(r.StartTick) + ", " + itoa(r.EndTick) + ")")
 		case !te.Ev.Kind.Valid():
-			return fmt.Errorf("replay: event %d has unknown kind %d", i, te.Ev.Kind)
+			return errorString("replay: event " + itoa(int64(i)) + " has unknown kind " + itoa(int64(te.Ev.Kind)))
 		case te.Ev.Player >= sim.MaxPlayers:
-			return fmt.Errorf("replay: event %d names player %d", i, te.Ev.Player)
+			return errorString("replay: event " + itoa(int64(i)) + " names player " + itoa(int64(te.Ev.Player)))
 		}
 		prev = te.Tick
 	}
 	prev = r.StartTick
 	for i, h := range r.Hashes {
 		if h.Tick < prev || h.Tick > r.EndTick {
-			return fmt.Errorf("replay: hash %d at tick %d out of order or outside [%d, %d]", i, h.Tick, r.StartTick, r.EndTick)
+			return errorString("replay: hash " + itoa(int64(i)) + " at tick " + itoa(h.Tick) + " out of order or outside [" + itoa(r.StartTick) + ", " + itoa(r.EndTick) + "]")
 		}
 		prev = h.Tick
 	}
@@ -249,34 +246,4 @@ func appendSection(b []byte, tag byte, payload []byte) []byte {
 	b = append(b, tag)
 	b = binary.AppendUvarint(b, uint64(len(payload)))
 	return append(b, payload...)
-}
-
-// WriteFile writes f to path, creating its directory. It writes a temporary
-// file and renames it, so a crash or a full disk never leaves a half file
-// under the final name.
-func WriteFile(path string, f *File) error {
-	b, err := Marshal(f)
-	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("replay: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*"+Ext)
-	if err != nil {
-		return fmt.Errorf("replay: %w", err)
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("replay: %w", err)
-	}
-	return nil
 }

@@ -2,8 +2,7 @@ package replay
 
 import (
 	"errors"
-	"fmt"
-	"io"
+	"strconv"
 	"time"
 
 	"webtron/sim"
@@ -61,13 +60,13 @@ func Verify(f *File) (*Summary, error) {
 	rec := &f.Record
 	st, err := sim.UnmarshalState(rec.Start)
 	if err != nil {
-		return nil, fmt.Errorf("replay: start snapshot: %w", err)
+		return nil, &wrapError{"replay: start snapshot: " + err.Error(), err}
 	}
 	if st.Tick() != rec.StartTick {
-		return nil, fmt.Errorf("%w: start snapshot is at tick %d, the file says %d", ErrCorrupt, st.Tick(), rec.StartTick)
+		return nil, wrap(ErrCorrupt, "start snapshot is at tick "+itoa(st.Tick())+", the file says "+itoa(rec.StartTick))
 	}
 	if rec.EndTick-rec.StartTick > MaxTicks {
-		return nil, fmt.Errorf("%w: %d ticks is longer than any round", ErrCorrupt, rec.EndTick-rec.StartTick)
+		return nil, wrap(ErrCorrupt, itoa(rec.EndTick-rec.StartTick)+" ticks is longer than any round")
 	}
 	s := &Summary{Kind: f.Kind, Room: f.Room, Round: f.Round, Created: f.Created, TickRate: st.Config().TickRate,
 		StartTick: rec.StartTick, EndTick: rec.EndTick, Events: len(rec.Events), Winner: -1}
@@ -120,13 +119,13 @@ func Verify(f *File) (*Summary, error) {
 	// A version-2 file says how the round ended: the listing of replays
 	// shows it without re-simulating, so it must be what happened.
 	if f.Version >= 2 && (rec.Decided != s.Decided || rec.Decided && rec.Winner != s.Winner) {
-		return s, fmt.Errorf("%w: the file says decided %v, winner %d; re-simulated decided %v, winner %d",
-			ErrMismatch, rec.Decided, rec.Winner, s.Decided, s.Winner)
+		return s, wrap(ErrMismatch, "the file says decided "+strconv.FormatBool(rec.Decided)+", winner "+itoa(int64(rec.Winner))+
+			"; re-simulated decided "+strconv.FormatBool(s.Decided)+", winner "+itoa(int64(s.Winner)))
 	}
 	if len(s.Mismatches) > 0 {
 		m := s.Mismatches[0]
-		return s, fmt.Errorf("%w at tick %d: recorded %016x, re-simulated %016x (%d of %d hashes differ)",
-			ErrMismatch, m.Tick, m.Recorded, m.Got, len(s.Mismatches), s.HashesChecked)
+		return s, &wrapError{ErrMismatch.Error() + " at tick " + itoa(m.Tick) + ": recorded " + hex(m.Recorded, 16) + ", re-simulated " +
+			hex(m.Got, 16) + " (" + itoa(int64(len(s.Mismatches))) + " of " + itoa(int64(s.HashesChecked)) + " hashes differ)", ErrMismatch}
 	}
 	return s, nil
 }
@@ -144,55 +143,4 @@ func scores(st *sim.State) [sim.MaxPlayers]int64 {
 		v[i] = st.Cycle(i).Score
 	}
 	return v
-}
-
-// Print writes the summary for people: what was played, by whom, who won.
-func (s *Summary) Print(w io.Writer, f *File) {
-	dur := time.Duration(0)
-	if s.TickRate > 0 {
-		dur = time.Duration(s.EndTick-s.StartTick) * time.Second / time.Duration(s.TickRate)
-	}
-	fmt.Fprintf(w, "%s of room %q, round %d, recorded %s\n", s.Kind, s.Room, s.Round, s.Created.UTC().Format(time.RFC3339))
-	fmt.Fprintf(w, "ticks %d..%d (%d ticks, %s at %d Hz), %d events\n", s.StartTick, s.EndTick,
-		s.EndTick-s.StartTick, dur.Round(time.Millisecond), s.TickRate, s.Events)
-	for _, p := range s.Players {
-		state := "dead"
-		if p.Alive {
-			state = "alive"
-		}
-		// Names come from the file: quoted, so that no control sequence in
-		// one reaches the terminal.
-		fmt.Fprintf(w, "  player %2d  %-26q score %4d (%+d)  kills %3d  deaths %3d  %s\n",
-			p.Slot, p.Name, p.Score, p.RoundScore, p.Kills, p.Deaths, state)
-	}
-	switch {
-	case !s.Decided:
-		fmt.Fprintln(w, "winner: none (the record ends before the round was decided)")
-	case s.Winner < 0:
-		fmt.Fprintln(w, "winner: none (draw)")
-	default:
-		fmt.Fprintf(w, "winner: player %d %q\n", s.Winner, s.name(s.Winner))
-	}
-	fmt.Fprintf(w, "hashes: %d checked, %d mismatched\n", s.HashesChecked, len(s.Mismatches))
-	if f != nil && f.Desync != nil {
-		d := f.Desync
-		fmt.Fprintf(w, "desync: player %d at tick %d: client %016x, server %016x", d.Player, d.Tick, d.Client, d.Want)
-		switch {
-		case !s.DesyncChecked:
-			fmt.Fprintln(w, "; the record does not cover that tick")
-		case s.DesyncHash == d.Want:
-			fmt.Fprintln(w, "; re-simulation reproduces the server's hash, so the client diverged")
-		default:
-			fmt.Fprintf(w, "; re-simulation gives %016x, so the server's own history differs\n", s.DesyncHash)
-		}
-	}
-}
-
-func (s *Summary) name(slot int) string {
-	for _, p := range s.Players {
-		if p.Slot == slot {
-			return p.Name
-		}
-	}
-	return ""
 }

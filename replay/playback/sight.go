@@ -3,7 +3,6 @@ package playback
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -83,6 +82,20 @@ func (a *arrival) earliest() int64 {
 	return a.te.Tick
 }
 
+// HasSight reports whether Sight can reconstruct what player who saw: the
+// file holds the server's measurements of that player.
+func (p *Player) HasSight(who int) bool {
+	if p.rec.Timing == nil {
+		return false
+	}
+	for _, n := range p.rec.Net {
+		if int(n.Player) == who {
+			return true
+		}
+	}
+	return false
+}
+
 // Sight returns the reconstruction of what player who saw. It needs the
 // server's measurements of that player (format version 2, a human).
 func (p *Player) Sight(who int) (*Sight, error) {
@@ -91,7 +104,7 @@ func (p *Player) Sight(who int) (*Sight, error) {
 
 func newSight(p *Player, who int, m model) (*Sight, error) {
 	if who < 0 || who >= sim.MaxPlayers {
-		return nil, fmt.Errorf("%w: player %d", ErrNoSight, who)
+		return nil, wrap(ErrNoSight, "player "+itoa(int64(who)))
 	}
 	s := &Sight{p: p, who: who, t: -1, m: m}
 	for _, n := range p.rec.Net {
@@ -100,7 +113,7 @@ func newSight(p *Player, who int, m model) (*Sight, error) {
 		}
 	}
 	if len(s.net) == 0 || p.rec.Timing == nil {
-		return nil, fmt.Errorf("%w: player %d", ErrNoSight, who)
+		return nil, wrap(ErrNoSight, "player "+itoa(int64(who)))
 	}
 	s.from = max(s.net[0].Tick, p.start)
 	if s.m.pongClock {
