@@ -5,7 +5,7 @@ GO       ?= go
 BIN      := bin/webtron
 WASMEXEC := $(shell $(GO) env GOROOT)/lib/wasm
 # The packages whose code the browser runs: their tests also run under js/wasm.
-WASM_PKGS := ./sim/ ./bot/ ./history/ ./client/ ./proto/ ./clock/
+WASM_PKGS := ./sim/ ./bot/ ./history/ ./client/ ./proto/ ./clock/ ./replay/playback/ ./web/wasm/
 
 .PHONY: all build web run test test-native test-amd64 test-wasm test-browser vet bench chromium
 
