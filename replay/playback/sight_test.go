@@ -186,12 +186,16 @@ func pct(v []float64, q float64) float64 {
 }
 
 func (a *accuracy) String() string {
+	clk := "not known on a real network"
+	if len(a.clockMs) > 0 {
+		clk = fmt.Sprintf("%+.1f/%+.1f/%+.1f ms", pct(a.clockMs, .05), pct(a.clockMs, .5), pct(a.clockMs, .95))
+	}
 	return fmt.Sprintf("%d rounds, %d players, %d frames: exact %.1f%% (truth %.1f%%); other cycles p50/p95/p99/max %.0f/%.0f/%.0f/%.0f mm "+
-		"(truth %.0f/%.0f/%.0f/%.0f mm); own p99 %.0f mm; clock p05/p50/p95 %+.1f/%+.1f/%+.1f ms; extra lead %v",
+		"(truth %.0f/%.0f/%.0f/%.0f mm); own p99 %.0f mm; clock p05/p50/p95 %s; extra lead %v",
 		a.roundsChecked, a.players, a.frames, 100*float64(a.exact)/float64(a.frames), 100*float64(a.truthExact)/float64(a.frames),
 		pct(a.others, .5), pct(a.others, .95), pct(a.others, .99), pct(a.others, 1),
 		pct(a.truthOthers, .5), pct(a.truthOthers, .95), pct(a.truthOthers, .99), pct(a.truthOthers, 1),
-		pct(a.own, .99), pct(a.clockMs, .05), pct(a.clockMs, .5), pct(a.clockMs, .95), a.extra)
+		pct(a.own, .99), clk, a.extra)
 }
 
 // TestSightAccuracy measures how close the reconstruction comes to what real
