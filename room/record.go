@@ -23,13 +23,15 @@ type recorder struct {
 	has    [sim.MaxPlayers]bool // last holds a sample
 }
 
-// Thresholds below which a changed latency is not worth a sample: a replay
-// places events to a fraction of a tick (8.3 ms at 120 Hz), and the windowed
-// minimum moves by small steps on a jittery link.
+// Thresholds below which a changed figure is not worth a sample: a replay
+// places events to a fraction of a tick (8.3 ms at 120 Hz), the leniency
+// moves by nanoseconds with the measured latency, the windowed minimum by
+// small steps on a jittery link, and the clock lead from pongs by a couple
+// of milliseconds of rounding (each pong states whole ticks).
 const (
-	netOneWayStep = 500 * time.Microsecond
+	netStep       = 500 * time.Microsecond // lead, leniency, one-way latency
 	netJitterStep = time.Millisecond
-	netAheadStep  = 500 * time.Microsecond
+	netAheadStep  = 2 * time.Millisecond
 )
 
 // noteClock takes a pong's news of the client's clock: it says the client's
@@ -126,8 +128,8 @@ func (r *Room) noteNet(p int, m *member, oneWay, jitter time.Duration) {
 	rc := &r.rec
 	l := &rc.last[p]
 	ahead, _ := m.ahead.estimate()
-	if rc.has[p] && l.Lead == m.lead && l.Leniency == m.lenient && (l.Ahead-ahead).Abs() < netAheadStep &&
-		(l.OneWay-oneWay).Abs() < netOneWayStep && (l.Jitter-jitter).Abs() < netJitterStep {
+	if rc.has[p] && (l.Lead-m.lead).Abs() < netStep && (l.Leniency-m.lenient).Abs() < netStep &&
+		(l.OneWay-oneWay).Abs() < netStep && (l.Jitter-jitter).Abs() < netJitterStep && (l.Ahead-ahead).Abs() < netAheadStep {
 		return
 	}
 	s := history.NetSample{Tick: r.auth.Now(), Player: uint8(p), Lead: m.lead, Leniency: m.lenient, OneWay: oneWay, Jitter: jitter, Ahead: ahead}

@@ -40,12 +40,16 @@ func recordedRound(t *testing.T) (rec history.RoundRecord, names []string, alice
 		t.Fatal(err)
 	}
 	// Alice answers each ping halfway through the round trip, by a clock
-	// aliceAhead ahead of the server's.
+	// aliceAhead ahead of the server's, after holding it a while (which the
+	// pong states in whole microseconds, so the measured round trips differ
+	// by fractions of one).
 	answer := func() {
 		for _, s := range tr.out {
 			if p, ok := s.m.(*proto.Ping); ok && s.c == 1 {
-				tick := (now + rtt/2 + aliceAhead) / (time.Second / 120)
-				inbox = append(inbox, pending{now + rtt, &proto.Pong{ID: p.ID, Echo: p.Time, Tick: uint64(tick)}})
+				hold := time.Duration(p.ID%7)*time.Millisecond + time.Duration(p.ID%5)*123*time.Nanosecond
+				tick := (now + rtt/2 + hold + aliceAhead) / (time.Second / 120)
+				inbox = append(inbox, pending{now + rtt + hold, &proto.Pong{ID: p.ID, Echo: p.Time, Tick: uint64(tick),
+					Held: uint32(hold / time.Microsecond)}})
 			}
 		}
 		tr.out = tr.out[:0]
@@ -164,8 +168,10 @@ func TestRecordTimings(t *testing.T) {
 // measurement starts with her figures: TestSplitNet.)
 func TestRecordNet(t *testing.T) {
 	rec, _, alice, _ := recordedRound(t)
-	if len(rec.Net) == 0 {
-		t.Fatal("no net samples")
+	// Her figures hold still (a steady link, a steady clock): a sample when
+	// they settle, not one per measurement (five a second).
+	if len(rec.Net) == 0 || len(rec.Net) > 3 {
+		t.Fatalf("%d net samples in %d ticks: %+v", len(rec.Net), rec.EndTick-rec.StartTick, rec.Net)
 	}
 	prev := rec.StartTick
 	for _, s := range rec.Net {
@@ -176,7 +182,7 @@ func TestRecordNet(t *testing.T) {
 		if int(s.Player) != alice {
 			t.Fatalf("a sample for player %d, who is a bot", s.Player)
 		}
-		if s.OneWay != 30*time.Millisecond || s.Lead <= 0 || (s.Ahead-aliceAhead).Abs() > time.Second/240 {
+		if (s.OneWay-30*time.Millisecond).Abs() > time.Microsecond || s.Lead <= 0 || (s.Ahead-aliceAhead).Abs() > time.Second/240 {
 			t.Errorf("sample %+v: want a one-way latency of 30ms, a lead, and a clock %v ahead", s, aliceAhead)
 		}
 	}
