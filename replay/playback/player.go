@@ -265,7 +265,10 @@ func (p *Player) SeekTick(tick int64) error {
 // Step moves n ticks (backward when negative), within the round.
 func (p *Player) Step(n int64) error {
 	t := min(max(p.Tick()+n, p.start), p.end)
-	if n == 1 && t == p.Tick()+1 && p.sight != nil {
+	if n == 1 && t == p.Tick()+1 && p.sight != nil { // her view steps with its rollbacks
+		if t > p.scan.Tick() {
+			p.Load(t - p.scan.Tick())
+		}
 		var err error
 		if p.cur, err = p.moveTo(p.cur, t); err != nil {
 			return err

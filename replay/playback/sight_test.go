@@ -251,3 +251,32 @@ func variants(t *testing.T, run *labRun) {
 		t.Logf("%s: %v", v.name, measure(t, run, v.m))
 	}
 }
+
+// TestSightWhileLoading: a player's view can be watched from the first tick
+// while the load pass is still behind, and shows what it shows once loaded.
+func TestSightWhileLoading(t *testing.T) {
+	f := duelRun(t).longest()
+	who := humans(f)[0]
+	p := open(t, f)
+	if err := p.SetView(who); err != nil {
+		t.Fatal(err)
+	}
+	start, _ := p.Range()
+	for p.Tick() < start+3000 {
+		if err := p.Step(1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p.Loaded() > start+3000+p.rate {
+		t.Fatalf("loaded to %d: the test did not watch ahead of the load pass", p.Loaded())
+	}
+	q := open(t, f)
+	q.LoadAll()
+	q.SetView(who)
+	if err := q.SeekTick(p.Tick()); err != nil {
+		t.Fatal(err)
+	}
+	if p.ViewState().Hash() != q.ViewState().Hash() || p.ViewState() == p.State() {
+		t.Fatalf("at tick %d the view watched while loading differs from the loaded one's", p.Tick())
+	}
+}
