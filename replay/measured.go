@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"webtron/history"
+	"webtron/internal/errwrap"
 	"webtron/sim"
 )
 
@@ -127,7 +128,7 @@ func (f *File) parseMeasured(secs [][]byte, seen []bool) error {
 			r.Decided = true
 			r.Winner = int(max(min(d.varint("winner"), sim.MaxPlayers), -2))
 		default:
-			return wrap(ErrCorrupt, "result is neither decided nor undecided")
+			return errwrap.Wrap(ErrCorrupt, "result is neither decided nor undecided")
 		}
 		if err := d.end("result"); err != nil {
 			return err
@@ -141,7 +142,7 @@ func (f *File) parseMeasured(secs [][]byte, seen []bool) error {
 		for i := uint64(0); i < n && d.err == nil; i++ {
 			p := int(d.u8("bot slot"))
 			if d.err == nil && (p >= sim.MaxPlayers || p <= prev) {
-				return wrap(ErrCorrupt, "bot slot "+itoa(int64(p))+" out of order")
+				return errwrap.Wrap(ErrCorrupt, "bot slot "+itoa(int64(p))+" out of order")
 			}
 			r.Bots[p], prev = true, p
 		}
@@ -170,7 +171,7 @@ func (f *File) parseMeasured(secs [][]byte, seen []bool) error {
 		d := reader{b: secs[tagTiming-tagResult]}
 		n := d.count("timings", 4)
 		if n != uint64(len(r.Events)) {
-			return wrap(ErrCorrupt, utoa(n)+" timings for "+itoa(int64(len(r.Events)))+" events")
+			return errwrap.Wrap(ErrCorrupt, utoa(n)+" timings for "+itoa(int64(len(r.Events)))+" events")
 		}
 		r.Timing = make([]history.EventTiming, 0, n)
 		acc := int64(0)

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"webtron/history"
+	"webtron/internal/errwrap"
 	"webtron/sim"
 )
 
@@ -25,27 +26,27 @@ var (
 // ErrVersion, ErrTruncated or ErrCorrupt.
 func Unmarshal(b []byte) (*File, error) {
 	if len(b) < len(Magic) || string(b[:len(Magic)]) != Magic {
-		return nil, wrap(ErrNotReplay, "bad magic")
+		return nil, errwrap.Wrap(ErrNotReplay, "bad magic")
 	}
 	if len(b) < headerLen {
-		return nil, wrap(ErrTruncated, itoa(int64(len(b)))+" bytes, header needs "+itoa(int64(headerLen)))
+		return nil, errwrap.Wrap(ErrTruncated, itoa(int64(len(b)))+" bytes, header needs "+itoa(int64(headerLen)))
 	}
 	v := b[len(Magic)]
 	if v < 1 || v > Version {
-		return nil, wrap(ErrVersion, itoa(int64(v))+" (this build reads 1 to "+itoa(Version)+")")
+		return nil, errwrap.Wrap(ErrVersion, itoa(int64(v))+" (this build reads 1 to "+itoa(Version)+")")
 	}
 	want := binary.LittleEndian.Uint32(b[len(Magic)+1:])
 	switch {
 	case uint64(len(b)) < uint64(want):
-		return nil, wrap(ErrTruncated, itoa(int64(len(b)))+" of "+utoa(uint64(want))+" bytes")
+		return nil, errwrap.Wrap(ErrTruncated, itoa(int64(len(b)))+" of "+utoa(uint64(want))+" bytes")
 	case uint64(len(b)) > uint64(want):
-		return nil, wrap(ErrCorrupt, utoa(uint64(len(b))-uint64(want))+" bytes after the end")
+		return nil, errwrap.Wrap(ErrCorrupt, utoa(uint64(len(b))-uint64(want))+" bytes after the end")
 	case len(b) < headerLen+4:
-		return nil, wrap(ErrCorrupt, "length "+utoa(uint64(want))+" too short")
+		return nil, errwrap.Wrap(ErrCorrupt, "length "+utoa(uint64(want))+" too short")
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
 	if got := crc32.ChecksumIEEE(body); got != sum {
-		return nil, wrap(ErrCorrupt, "checksum "+hex(uint64(got), 8)+", expected "+hex(uint64(sum), 8))
+		return nil, errwrap.Wrap(ErrCorrupt, "checksum "+hex(uint64(got), 8)+", expected "+hex(uint64(sum), 8))
 	}
 	f, err := parse(body[headerLen:], v)
 	if err != nil {
@@ -70,7 +71,7 @@ func parse(b []byte, version uint8) (*File, error) {
 		}
 		if int(tag) < len(secs) {
 			if seen[tag] {
-				return nil, wrap(ErrCorrupt, "section "+itoa(int64(tag))+" repeated")
+				return nil, errwrap.Wrap(ErrCorrupt, "section "+itoa(int64(tag))+" repeated")
 			}
 			seen[tag], secs[tag] = true, payload
 		}
@@ -80,7 +81,7 @@ func parse(b []byte, version uint8) (*File, error) {
 	}
 	for _, t := range []int{tagMeta, tagNames, tagStart, tagEvents, tagHashes} {
 		if !seen[t] {
-			return nil, wrap(ErrCorrupt, "section "+itoa(int64(t))+" missing")
+			return nil, errwrap.Wrap(ErrCorrupt, "section "+itoa(int64(t))+" missing")
 		}
 	}
 	f := &File{}
@@ -119,7 +120,7 @@ func parse(b []byte, version uint8) (*File, error) {
 		}
 	}
 	if err := f.check(); err != nil {
-		return nil, wrap(ErrCorrupt, err.Error())
+		return nil, errwrap.Wrap(ErrCorrupt, err.Error())
 	}
 	return f, nil
 }
@@ -132,7 +133,7 @@ func (f *File) parseNames(b []byte) error {
 		slot := int(r.u8("name slot"))
 		name := r.str("name")
 		if r.err == nil && (slot >= sim.MaxPlayers || slot < len(f.Names)) {
-			return wrap(ErrCorrupt, "name slot "+itoa(int64(slot))+" out of order")
+			return errwrap.Wrap(ErrCorrupt, "name slot "+itoa(int64(slot))+" out of order")
 		}
 		for len(f.Names) < slot {
 			f.Names = append(f.Names, "")
@@ -177,7 +178,7 @@ type reader struct {
 
 func (r *reader) fail(field string) {
 	if r.err == nil {
-		r.err = wrap(ErrCorrupt, field+" cut short")
+		r.err = errwrap.Wrap(ErrCorrupt, field+" cut short")
 	}
 }
 
@@ -232,7 +233,7 @@ func (r *reader) varint(field string) int64 {
 func (r *reader) count(field string, minSize int) uint64 {
 	n := r.uvarint(field + " count")
 	if r.err == nil && n > uint64(len(r.b)/minSize) {
-		r.err = wrap(ErrCorrupt, utoa(n)+" "+field+" in "+itoa(int64(len(r.b)))+" bytes")
+		r.err = errwrap.Wrap(ErrCorrupt, utoa(n)+" "+field+" in "+itoa(int64(len(r.b)))+" bytes")
 		return 0
 	}
 	return n
@@ -241,7 +242,7 @@ func (r *reader) count(field string, minSize int) uint64 {
 func (r *reader) bytes(field string, n uint64) []byte {
 	if r.err != nil || n > uint64(len(r.b)) {
 		if r.err == nil {
-			r.err = wrap(ErrCorrupt, field+" of "+utoa(n)+" bytes with "+itoa(int64(len(r.b)))+" left")
+			r.err = errwrap.Wrap(ErrCorrupt, field+" of "+utoa(n)+" bytes with "+itoa(int64(len(r.b)))+" left")
 		}
 		return nil
 	}
@@ -253,14 +254,14 @@ func (r *reader) bytes(field string, n uint64) []byte {
 func (r *reader) str(field string) string {
 	b := r.bytes(field, r.uvarint(field+" length"))
 	if r.err == nil && !utf8.Valid(b) {
-		r.err = wrap(ErrCorrupt, field+" is not UTF-8")
+		r.err = errwrap.Wrap(ErrCorrupt, field+" is not UTF-8")
 	}
 	return string(b)
 }
 
 func (r *reader) end(section string) error {
 	if r.err == nil && len(r.b) != 0 {
-		r.err = wrap(ErrCorrupt, itoa(int64(len(r.b)))+" stray bytes in section "+section)
+		r.err = errwrap.Wrap(ErrCorrupt, itoa(int64(len(r.b)))+" stray bytes in section "+section)
 	}
 	return r.err
 }

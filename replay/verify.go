@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"webtron/internal/errwrap"
 	"webtron/sim"
 )
 
@@ -60,13 +61,13 @@ func Verify(f *File) (*Summary, error) {
 	rec := &f.Record
 	st, err := sim.UnmarshalState(rec.Start)
 	if err != nil {
-		return nil, &wrapError{"replay: start snapshot: " + err.Error(), err}
+		return nil, errwrap.New("replay: start snapshot: "+err.Error(), err)
 	}
 	if st.Tick() != rec.StartTick {
-		return nil, wrap(ErrCorrupt, "start snapshot is at tick "+itoa(st.Tick())+", the file says "+itoa(rec.StartTick))
+		return nil, errwrap.Wrap(ErrCorrupt, "start snapshot is at tick "+itoa(st.Tick())+", the file says "+itoa(rec.StartTick))
 	}
 	if rec.EndTick-rec.StartTick > MaxTicks {
-		return nil, wrap(ErrCorrupt, itoa(rec.EndTick-rec.StartTick)+" ticks is longer than any round")
+		return nil, errwrap.Wrap(ErrCorrupt, itoa(rec.EndTick-rec.StartTick)+" ticks is longer than any round")
 	}
 	s := &Summary{Kind: f.Kind, Room: f.Room, Round: f.Round, Created: f.Created, TickRate: st.Config().TickRate,
 		StartTick: rec.StartTick, EndTick: rec.EndTick, Events: len(rec.Events), Winner: -1}
@@ -119,13 +120,13 @@ func Verify(f *File) (*Summary, error) {
 	// A version-2 file says how the round ended: the listing of replays
 	// shows it without re-simulating, so it must be what happened.
 	if f.Version >= 2 && (rec.Decided != s.Decided || rec.Decided && rec.Winner != s.Winner) {
-		return s, wrap(ErrMismatch, "the file says decided "+strconv.FormatBool(rec.Decided)+", winner "+itoa(int64(rec.Winner))+
+		return s, errwrap.Wrap(ErrMismatch, "the file says decided "+strconv.FormatBool(rec.Decided)+", winner "+itoa(int64(rec.Winner))+
 			"; re-simulated decided "+strconv.FormatBool(s.Decided)+", winner "+itoa(int64(s.Winner)))
 	}
 	if len(s.Mismatches) > 0 {
 		m := s.Mismatches[0]
-		return s, &wrapError{ErrMismatch.Error() + " at tick " + itoa(m.Tick) + ": recorded " + hex(m.Recorded, 16) + ", re-simulated " +
-			hex(m.Got, 16) + " (" + itoa(int64(len(s.Mismatches))) + " of " + itoa(int64(s.HashesChecked)) + " hashes differ)", ErrMismatch}
+		return s, errwrap.New(ErrMismatch.Error()+" at tick "+itoa(m.Tick)+": recorded "+hex(m.Recorded, 16)+", re-simulated "+
+			hex(m.Got, 16)+" ("+itoa(int64(len(s.Mismatches)))+" of "+itoa(int64(s.HashesChecked))+" hashes differ)", ErrMismatch)
 	}
 	return s, nil
 }

@@ -1,3 +1,9 @@
+//go:build !js
+
+// webtron replay reads files: the command's WebAssembly build (for the
+// simulation's checks in Node) leaves it out, as the replay package leaves
+// out its file functions there.
+
 package main
 
 import (

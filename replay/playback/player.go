@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"webtron/history"
+	"webtron/internal/errwrap"
 	"webtron/replay"
 	"webtron/sim"
 )
@@ -98,10 +99,10 @@ func New(f *replay.File, opt Options) (*Player, error) {
 	rec := &f.Record
 	st, err := sim.UnmarshalState(rec.Start)
 	if err != nil {
-		return nil, wrap(replay.ErrCorrupt, "start snapshot: "+err.Error())
+		return nil, errwrap.Wrap(replay.ErrCorrupt, "start snapshot: "+err.Error())
 	}
 	if st.Tick() != rec.StartTick || rec.EndTick-rec.StartTick > replay.MaxTicks {
-		return nil, wrap(replay.ErrCorrupt, "start snapshot at tick "+itoa(st.Tick())+" for a round of ticks "+itoa(rec.StartTick)+".."+itoa(rec.EndTick))
+		return nil, errwrap.Wrap(replay.ErrCorrupt, "start snapshot at tick "+itoa(st.Tick())+" for a round of ticks "+itoa(rec.StartTick)+".."+itoa(rec.EndTick))
 	}
 	p := &Player{file: f, rec: rec, rate: st.Config().TickRate, start: rec.StartTick, end: rec.EndTick, opt: opt,
 		scan: st, decided: -1, winner: -1}
@@ -185,7 +186,7 @@ func (p *Player) step(s *sim.State) {
 	s.Step(p.events(s.Tick()))
 	if want, ok := p.hash(s.Tick()); ok && p.damaged == nil {
 		if got := s.Hash(); got != want {
-			p.damaged = wrap(ErrDamaged, "at tick "+itoa(s.Tick())+" the re-simulation gives "+hex16(got)+", the file recorded "+hex16(want))
+			p.damaged = errwrap.Wrap(ErrDamaged, "at tick "+itoa(s.Tick())+" the re-simulation gives "+hex16(got)+", the file recorded "+hex16(want))
 		}
 	}
 }
@@ -211,7 +212,7 @@ func (p *Player) Load(budget int64) bool {
 	}
 	done := p.scan.Tick() == p.end
 	if decided := p.decided >= 0; done && p.damaged == nil && p.file.Version >= 2 && decided != p.rec.Decided {
-		p.damaged = wrap(ErrDamaged, "the file says the round was decided: "+strconv.FormatBool(p.rec.Decided)+", the re-simulation: "+strconv.FormatBool(decided))
+		p.damaged = errwrap.Wrap(ErrDamaged, "the file says the round was decided: "+strconv.FormatBool(p.rec.Decided)+", the re-simulation: "+strconv.FormatBool(decided))
 	}
 	return done
 }
@@ -237,7 +238,7 @@ func (p *Player) scanTick() {
 	if ph, _ := s.Phase(); ph == sim.PhaseOver && before != sim.PhaseOver && p.decided < 0 {
 		p.decided, p.winner = tick, s.Winner()
 		if p.file.Version >= 2 && p.damaged == nil && p.rec.Decided && p.rec.Winner != p.winner {
-			p.damaged = wrap(ErrDamaged, "the file says player "+itoa(int64(p.rec.Winner))+" won, the re-simulation "+itoa(int64(p.winner)))
+			p.damaged = errwrap.Wrap(ErrDamaged, "the file says player "+itoa(int64(p.rec.Winner))+" won, the re-simulation "+itoa(int64(p.winner)))
 		}
 	}
 	p.save()
@@ -247,7 +248,7 @@ func (p *Player) scanTick() {
 // needed, then restores the nearest snapshot or keyframe and steps.
 func (p *Player) SeekTick(tick int64) error {
 	if tick < p.start || tick > p.end {
-		return wrap(ErrRange, itoa(tick)+" not in "+itoa(p.start)+".."+itoa(p.end))
+		return errwrap.Wrap(ErrRange, itoa(tick)+" not in "+itoa(p.start)+".."+itoa(p.end))
 	}
 	if tick > p.scan.Tick() {
 		p.Load(tick - p.scan.Tick())
@@ -304,7 +305,7 @@ func (p *Player) keyState(tick int64) (*sim.State, error) {
 	k := (tick - p.start) / p.opt.KeyEvery
 	st, err := sim.UnmarshalState(p.keys[k])
 	if err != nil {
-		return nil, &wrapError{"playback: keyframe " + itoa(k) + ": " + err.Error(), err}
+		return nil, errwrap.New("playback: keyframe "+itoa(k)+": "+err.Error(), err)
 	}
 	return st, nil
 }
@@ -313,7 +314,7 @@ func (p *Player) keyState(tick int64) (*sim.State, error) {
 // callers that step it their own way (Sight).
 func (p *Player) StateAt(tick int64) (*sim.State, error) {
 	if tick < p.start || tick > p.scan.Tick() {
-		return nil, wrap(ErrRange, itoa(tick)+" not in "+itoa(p.start)+".."+itoa(p.scan.Tick())+" (loaded)")
+		return nil, errwrap.Wrap(ErrRange, itoa(tick)+" not in "+itoa(p.start)+".."+itoa(p.scan.Tick())+" (loaded)")
 	}
 	st, err := p.keyState(tick)
 	if err != nil {
@@ -333,7 +334,7 @@ func (p *Player) SetView(who int) error {
 		return nil
 	}
 	if who >= sim.MaxPlayers {
-		return wrap(ErrNoSight, "player "+itoa(int64(who)))
+		return errwrap.Wrap(ErrNoSight, "player "+itoa(int64(who)))
 	}
 	s := p.sights[who]
 	if s == nil {

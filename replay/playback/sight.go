@@ -10,6 +10,7 @@ import (
 
 	"webtron/clock"
 	"webtron/history"
+	"webtron/internal/errwrap"
 	"webtron/sim"
 )
 
@@ -104,7 +105,7 @@ func (p *Player) Sight(who int) (*Sight, error) {
 
 func newSight(p *Player, who int, m model) (*Sight, error) {
 	if who < 0 || who >= sim.MaxPlayers {
-		return nil, wrap(ErrNoSight, "player "+itoa(int64(who)))
+		return nil, errwrap.Wrap(ErrNoSight, "player "+itoa(int64(who)))
 	}
 	s := &Sight{p: p, who: who, t: -1, m: m}
 	for _, n := range p.rec.Net {
@@ -113,7 +114,7 @@ func newSight(p *Player, who int, m model) (*Sight, error) {
 		}
 	}
 	if len(s.net) == 0 || p.rec.Timing == nil {
-		return nil, wrap(ErrNoSight, "player "+itoa(int64(who)))
+		return nil, errwrap.Wrap(ErrNoSight, "player "+itoa(int64(who)))
 	}
 	s.from = max(s.net[0].Tick, p.start)
 	if s.m.pongClock {
