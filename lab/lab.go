@@ -47,6 +47,9 @@ type Options struct {
 	StepTo  time.Duration
 	// DesyncHook, when set, sees every desync the server detects.
 	DesyncHook func(room.Desync)
+	// Rules, when set, replaces the default rules (arena, speeds, round
+	// timings); its TickRate is replaced by TickRate.
+	Rules *sim.Config
 	// OnRound, when set, receives the room's record of every round, as the
 	// server would write it to a replay.
 	OnRound func(rec history.RoundRecord, names []string)
@@ -139,6 +142,9 @@ func run(opt Options, probe func(*experiment)) (*Report, error) {
 
 func (x *experiment) setup() error {
 	cfg := sim.DefaultConfig()
+	if x.opt.Rules != nil {
+		cfg = *x.opt.Rules
+	}
 	cfg.TickRate = x.opt.TickRate
 	policy := clock.Policy{Charity: x.opt.Charity, Cap: x.opt.CharityCap, Rule: x.opt.Rule}
 	x.server = x.net.AddNode(nil)

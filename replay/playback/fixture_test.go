@@ -82,8 +82,9 @@ func runLab(tb testing.TB, opt lab.Options) *labRun {
 	return run
 }
 
-// duel is two clients at 60 and 160 ms with two server bots, charity auto:
-// the fixture of most tests here.
+// duel is two clients at 60 and 160 ms with two server bots, charity auto,
+// in a 100 m arena (rounds of tens of seconds): the fixture of most tests
+// here.
 var duel struct {
 	once sync.Once
 	run  *labRun
@@ -92,12 +93,19 @@ var duel struct {
 func duelRun(tb testing.TB) *labRun {
 	duel.once.Do(func() {
 		duel.run = runLab(tb, lab.Options{Pings: []time.Duration{60 * time.Millisecond, 160 * time.Millisecond},
-			Charity: clock.Charity{Auto: true}, MindReader: true, Bots: 2, Duration: 6 * time.Minute, Seed: 3})
+			Charity: clock.Charity{Auto: true}, MindReader: true, Bots: 2, Duration: 2 * time.Minute, Seed: 3, Rules: smallArena()})
 	})
 	if duel.run == nil {
 		tb.Fatal("the lab run failed")
 	}
 	return duel.run
+}
+
+// smallArena is the default rules in a 100 m arena.
+func smallArena() *sim.Config {
+	r := sim.DefaultConfig()
+	r.ArenaSize = 100 * sim.Meter
+	return &r
 }
 
 // longest returns the run's longest round.

@@ -221,14 +221,14 @@ func TestSightAccuracy(t *testing.T) {
 // loss (a stream: losses delay messages), eight clients.
 func TestSightAccuracyJitter(t *testing.T) {
 	if testing.Short() {
-		t.Skip("eight clients, four minutes of game time")
+		t.Skip("eight clients, two minutes of game time")
 	}
 	var pings []time.Duration
 	for _, ms := range []int{30, 50, 80, 100, 120, 150, 200, 250} {
 		pings = append(pings, time.Duration(ms)*time.Millisecond)
 	}
 	run := runLab(t, lab.Options{Pings: pings, Jitter: 20 * time.Millisecond, Loss: 0.02,
-		Charity: clock.Charity{Auto: true}, MindReader: true, Duration: 4 * time.Minute, Seed: 5})
+		Charity: clock.Charity{Auto: true}, MindReader: true, Duration: 2 * time.Minute, Seed: 5, Rules: smallArena()})
 	a := measure(t, run, model{})
 	t.Logf("8 clients, 20 ms jitter, 2%% loss: %v", a)
 	if testing.Verbose() {
