@@ -27,10 +27,6 @@ export interface GameOptions {
   room: string;
   spectate: boolean;
   mindReader: boolean;
-  /** Draw at most this many frames a second (0: every animation frame). The
-   * simulation still advances every frame; a weak machine, or a test that
-   * runs several pages on two cores, keeps its input and network timing. */
-  maxFps: number;
 }
 
 /** A frame later than this after the previous one (a background tab, a
@@ -54,6 +50,8 @@ export class Game implements InputSink {
   private readonly debug = new Debug();
   private readonly minimap = new Minimap($<HTMLCanvasElement>("minimap"));
   private readonly detach: (() => void)[] = [];
+  /** Aborted when the game stops: removes the listeners on elements that outlive it. */
+  private readonly abort = new AbortController();
   private raf = 0;
   private lastFrameAt = 0;
   private lastInfoAt = 0;
@@ -75,16 +73,21 @@ export class Game implements InputSink {
     private readonly opt: GameOptions,
     private readonly exit: (message: string) => void,
   ) {
-    this.hud = new Hud(opt.room, () => this.exit(""));
+    this.hud = new Hud(opt.room, () => this.exit(""), this.abort.signal);
     this.chatBox = new Chat((text) => {
       this.core.chat(text);
       this.flush();
-    });
+    }, this.abort.signal);
     this.conn = new Connection(wsURL(), {
       open: () => this.opened(),
       message: (data, arrivedMs) => this.received(data, arrivedMs),
       closed: (reason, retry) => this.closed(reason, retry),
     });
+  }
+
+  /** isFor reports whether this game is the room and role r asks for. */
+  isFor(r: { room: string; name: string; spectate: boolean }): boolean {
+    return r.room === this.opt.room && r.name === this.opt.name && r.spectate === this.opt.spectate;
   }
 
   start(): void {
@@ -104,6 +107,7 @@ export class Game implements InputSink {
     clearTimeout(this.hiddenTimer);
     for (const d of this.detach) d();
     this.detach.length = 0;
+    this.abort.abort();
     $("game").hidden = true;
   }
 
@@ -233,8 +237,6 @@ export class Game implements InputSink {
 
   // --- frame loop ---
 
-  private lastDrawAt = 0;
-
   private readonly loop = (): void => {
     this.raf = requestAnimationFrame(this.loop);
     const now = performance.now();
@@ -256,8 +258,6 @@ export class Game implements InputSink {
     }
     if (now - this.lastInfoAt >= INFO_EVERY_MS) this.slow(now);
     if (!this.haveFrame) return;
-    if (this.opt.maxFps > 0 && now - this.lastDrawAt < 1000 / this.opt.maxFps) return;
-    this.lastDrawAt = now;
     const t0 = performance.now();
     const dt = Math.min(gap, 100) / 1000;
     this.follow = this.chooseFollow(now);
