@@ -1,6 +1,7 @@
 // Command build produces web/dist, the browser client that package webtron/web
 // embeds: it installs three.js with npm when web/node_modules is missing,
-// type-checks the TypeScript (strict), bundles it with esbuild's Go API,
+// writes web/src/core/layout.ts from the Go constants the page shares with
+// the core (layout.go), type-checks the TypeScript (strict), bundles it with esbuild's Go API,
 // compiles web/wasm to WebAssembly, copies Go's wasm_exec.js, and writes
 // index.html with every asset URL versioned by a hash of its content, plus a
 // gzip copy of each compressible file for the server to send as is.
@@ -50,6 +51,9 @@ func run(typecheck bool) error {
 		return err
 	}
 	if err := step("npm", func() error { return ensureNodeModules(web) }); err != nil {
+		return err
+	}
+	if err := step("layout", func() error { return writeLayout(web) }); err != nil {
 		return err
 	}
 	if typecheck {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"webtron/web/view"
 )
 
 // TestBundle runs the build's esbuild step on web/src. It needs no network:
@@ -70,5 +72,35 @@ func TestNoCDN(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLayoutCurrent: the committed layout.ts is what the build generates from
+// the Go constants; `go run ./web/build` rewrites it.
+func TestLayoutCurrent(t *testing.T) {
+	have, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(LayoutFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(have, layoutTS()) {
+		t.Errorf("%s differs from the Go constants: run go run ./web/build and commit it", LayoutFile)
+	}
+}
+
+// TestLayoutGroups: offsets lie inside their records and no two names of a
+// group share a value (a copy-paste slip in the table).
+func TestLayoutGroups(t *testing.T) {
+	limit := map[string]int64{"H": view.HeaderWords, "C": view.CycleWords, "W": view.WallWords}
+	for _, g := range layoutGroups() {
+		seen := map[int64]string{}
+		for _, f := range g.fields {
+			if other, dup := seen[f.value]; dup {
+				t.Errorf("%s.%s and %s.%s are both %d", g.name, f.name, g.name, other, f.value)
+			}
+			seen[f.value] = f.name
+			if n, ok := limit[g.name]; ok && (f.value < 0 || f.value >= n) {
+				t.Errorf("%s.%s = %d is outside its %d-word record", g.name, f.name, f.value, n)
+			}
+		}
 	}
 }

@@ -7,9 +7,9 @@
 // Socket messages go to core.receive as they arrive, key presses to
 // core.press at once; what they queue (pongs, proposals) is sent right away,
 // not at the next frame, so neither RTT samples nor inputs wait 16 ms.
-import { Close, type Core, drainNotices, type Info, parseInfo } from "./core/core";
+import { type Core, drainNotices, type Info, parseInfo } from "./core/core";
 import { Frame } from "./core/frame";
-import { FLAG_NOTICES, MAX_PLAYERS, Press, type PressKind } from "./core/layout";
+import { Close, FLAG_NOTICES, MAX_PLAYERS, Press, type PressKind } from "./core/layout";
 import { Chat } from "./hud/chat";
 import { Debug } from "./hud/debug";
 import { $ } from "./hud/dom";

@@ -64,16 +64,6 @@ export interface Notice {
   text: string;
 }
 
-/** proto.CloseCode values the page treats specially. */
-export const Close = {
-  Version: 2,
-  RoomFull: 3,
-  BadName: 4,
-  NameTaken: 5,
-  BadToken: 6,
-  Replaced: 7,
-  Kicked: 8,
-} as const;
 
 export function parseInfo(core: Core): Info | null {
   return JSON.parse(core.info()) as Info | null;
