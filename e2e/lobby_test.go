@@ -136,6 +136,30 @@ func newcomer(t *testing.T, addr, name string) *page {
 	return p
 }
 
+// retype clicks into a lobby field, selects what it holds and types text
+// over it, as a person replaces a remembered name or the default room.
+func retype(id, text string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		return chromedp.Void{}, chromedp.Do(ctx,
+			chromedp.WaitVisible(chromedp.ID(id)),
+			chromedp.Click(chromedp.ID(id)),
+			chromedp.KeyEvent("a", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+			chromedp.SendKeys(chromedp.ID(id), text))
+	}
+}
+
+// playIn opens the site at base in browser bctx, types name and room in the
+// lobby and clicks Play: how every browser test enters a room.
+func playIn(t *testing.T, bctx context.Context, base, room, name string) *page {
+	t.Helper()
+	p := openPage(t, bctx, base+"/")
+	if err := chromedp.Do(p.ctx, retype("name", name), retype("room", room), chromedp.Click(chromedp.ID("play"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, name+" to join "+room, 20*time.Second, func() bool { return inGame(t, p) })
+	return p
+}
+
 // noErrors fails the test for every console error and exception the page had.
 func noErrors(t *testing.T, p *page) {
 	t.Helper()

@@ -72,7 +72,7 @@ func run(typecheck bool) error {
 	}
 	files["wasm_exec.js"] = exec
 	if err := step("esbuild", func() error {
-		out, err := Bundle(web, BundleOptions{WasmURL: versioned("webtron.wasm", wasm), Minify: true})
+		out, err := Bundle(web, BundleOptions{WasmURL: versioned("webtron.wasm", wasm), WasmExecURL: versioned("wasm_exec.js", exec), Minify: true})
 		if err != nil {
 			return err
 		}
@@ -93,8 +93,8 @@ func run(typecheck bool) error {
 			return err
 		}
 	}
-	fmt.Printf("web/build: wrote %s (webtron.wasm %d bytes, %d gzipped; app.js %d bytes)\n",
-		dist, len(wasm), gzipSize(wasm), len(files["app.js"]))
+	fmt.Printf("web/build: wrote %s (webtron.wasm %d bytes, %d gzipped; app.js %d bytes; worker.js %d bytes)\n",
+		dist, len(wasm), gzipSize(wasm), len(files["app.js"]), len(files["worker.js"]))
 	return nil
 }
 

@@ -4,21 +4,21 @@
 // URL, so the browser's Back button returns to the lobby and Forward goes
 // back in; a reload joins the room in the URL again, and the reconnect token
 // this tab keeps (sessionStorage) resumes the same player.
-import { type Core, loadCore } from "./core/core";
+import { Remote } from "./core/remote";
 import { Game } from "./game";
 import { installHook } from "./hook";
 import { $ } from "./hud/dom";
 import { clip, type JoinRequest, Lobby, MAX_NAME, MAX_ROOM, randomName } from "./hud/lobby";
 import { Renderer } from "./render/renderer";
 
-let core: Core | null = null;
 let game: Game | null = null;
 let renderer: Renderer | null = null;
-// Start fetching the 3 MB core while the player reads the lobby.
-const corePromise = loadCore().then((c) => (core = c));
-corePromise.catch(() => {}); // reported when joining
+let remote: Remote | null = null;
+// Start the core's worker (it fetches the 3 MB core) while the player reads the lobby.
+const remotePromise = Remote.load().then((r) => (remote = r));
+remotePromise.catch(() => {}); // reported when joining
 
-installHook(() => ({ game, core }));
+installHook(() => ({ game, remote }));
 
 const lobby = new Lobby((r) => void join(r, true));
 
@@ -53,9 +53,9 @@ async function join(r: JoinRequest, push: boolean): Promise<void> {
   if (push) history.pushState(entry, "", roomURL(r));
   else history.replaceState(isRoomEntry(history.state) ? history.state : null, "", roomURL(r));
   $("loading").hidden = false;
-  let c: Core;
+  let core: Remote;
   try {
-    c = await corePromise;
+    core = await remotePromise;
   } catch (e) {
     $("loading").hidden = true;
     leave(`The game could not start: ${String(e)}`);
@@ -65,7 +65,7 @@ async function join(r: JoinRequest, push: boolean): Promise<void> {
   if (!requestFromURL()) return; // Back was pressed while the core loaded
   renderer ??= new Renderer($<HTMLCanvasElement>("view"));
   const mindReader = new URLSearchParams(location.search).get("mindreader") !== "0";
-  game = new Game(c, renderer, { ...r, mindReader }, leave);
+  game = new Game(core, renderer, { ...r, mindReader }, leave);
   game.start();
 }
 
