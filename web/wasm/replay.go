@@ -12,7 +12,8 @@ package main
 //	seek(tick) -> string|null             show that tick; error text
 //	step(n) -> string|null                move n ticks, backward when negative
 //	setView(slot) -> string|null          a player's view (-1: overhead); error text
-//	frame() -> Uint8Array|null            the shown state (webtron/web/view layout, You = the viewed player)
+//	frame(out: Uint8Array|null) -> Uint8Array|null   the shown state (webtron/web/view layout, You = the
+//	                                      viewed player), written into out or a new larger array, as webtronCore's frame
 //	state() -> string                     JSON: tick, view, scores, kill feed so far, damage (see appendReplayState)
 //
 // Like webtronCore's, every function returns at once; the page (or its
@@ -29,13 +30,11 @@ import (
 
 // replayCore is the one replay the page plays; open replaces it.
 type replayCore struct {
-	p      *playback.Player
-	enc    view.Encoder
-	frame  js.Value
-	frameN int
-	funcs  []js.Func
-	buf    []byte
-	drift  []int64
+	p     *playback.Player
+	enc   view.Encoder
+	funcs []js.Func
+	buf   []byte
+	drift []int64
 }
 
 var rc replayCore
@@ -115,19 +114,25 @@ func (c *replayCore) setView(args []js.Value) any {
 	return errJS(c.p.SetView(args[0].Int()))
 }
 
-// frameJS encodes the shown state into a reused Uint8Array, as webtronCore's
-// frame does (the renderer reads both the same way).
-func (c *replayCore) frameJS(_ []js.Value) any {
+// frameJS encodes the shown state into the array given, or a new one with
+// room to grow when it does not fit, as webtronCore's frame does: the worker
+// hands the same buffer back and forth with the page, and the renderer reads
+// both the same way. The frame must reach the page whole: the encoder counts
+// its walls as delivered.
+func (c *replayCore) frameJS(args []js.Value) any {
 	if c.p == nil {
 		return nil
 	}
 	b := c.enc.Frame(c.p.ViewState(), c.p.View(), 0, 0)
-	if len(b) > c.frameN {
-		c.frameN = max(len(b)*3/2, 64<<10)
-		c.frame = js.Global().Get("Uint8Array").New(c.frameN)
+	out := js.Null()
+	if len(args) > 0 {
+		out = args[0]
 	}
-	js.CopyBytesToJS(c.frame, b)
-	return c.frame
+	if out.Type() != js.TypeObject || out.Length() < len(b) {
+		out = js.Global().Get("Uint8Array").New(max(len(b)*3/2, 64<<10))
+	}
+	js.CopyBytesToJS(out, b)
+	return out
 }
 
 func (c *replayCore) state(_ []js.Value) any {

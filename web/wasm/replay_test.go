@@ -97,7 +97,10 @@ func TestReplayAPI(t *testing.T) {
 	if v := call("step", -3); !v.IsNull() {
 		t.Fatalf("step: %s", v.String())
 	}
-	fr := call("frame")
+	fr := call("frame", js.Null())
+	if again := call("frame", fr); !again.Equal(fr) {
+		t.Fatal("a frame that fits was not written into the array given")
+	}
 	b := make([]byte, fr.Length())
 	js.CopyBytesToGo(b, fr)
 	word := func(i int) int32 { return int32(binary.LittleEndian.Uint32(b[4*i:])) }
