@@ -49,6 +49,10 @@ func ReadFile(path string) (*File, error) {
 	return f, nil
 }
 
+// TempPrefix starts the name of a file WriteFile is writing (a crash may
+// leave one behind).
+const TempPrefix = ".tmp-"
+
 // WriteFile writes f to path, creating its directory. It writes a temporary
 // file and renames it, so a crash or a full disk never leaves a half file
 // under the final name.
@@ -61,7 +65,8 @@ func WriteFile(path string, f *File) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*"+Ext)
+	// Not named *.wtr: whoever lists the replays must not find it half written.
+	tmp, err := os.CreateTemp(dir, TempPrefix+"*.part")
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}

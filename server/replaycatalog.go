@@ -76,14 +76,17 @@ func (w *replayWriter) prune(now time.Time) {
 			ents, _ := os.ReadDir(dir)
 			for _, e := range ents {
 				fi, err := e.Info()
-				if err != nil || !fi.Mode().IsRegular() || !strings.HasSuffix(e.Name(), replay.Ext) {
+				if err != nil || !fi.Mode().IsRegular() {
 					continue
 				}
 				p := filepath.Join(dir, e.Name())
-				if strings.HasPrefix(e.Name(), ".tmp-") {
+				if strings.HasPrefix(e.Name(), replay.TempPrefix) {
 					if now.Sub(fi.ModTime()) > staleTemp {
 						os.Remove(p)
 					}
+					continue
+				}
+				if !strings.HasSuffix(e.Name(), replay.Ext) {
 					continue
 				}
 				files = append(files, storedFile{p, fi.Size(), fi.ModTime()})

@@ -235,8 +235,8 @@ func TestPrune(t *testing.T) {
 		mk("desyncs/a/3-p1-t5.wtr", 100, 4*time.Hour), // over budget
 		mk("replays/b/4-1.wtr", 100, 3*time.Hour),
 		mk("replays/b/5-1.wtr", 100, 2*time.Hour),
-		mk("replays/b/.tmp-1.wtr", 10, 2*time.Hour),     // stale temporary file
-		mk("replays/b/.tmp-2.wtr", 10, time.Minute),     // a write in progress
+		mk("replays/b/.tmp-1.part", 10, 2*time.Hour),    // stale temporary file
+		mk("replays/b/.tmp-2.part", 10, time.Minute),    // a write in progress
 		mk("replays/b/notes.txt", 10, 100*24*time.Hour), // not ours
 	}
 	w := &replayWriter{dir: data, keep: 30 * 24 * time.Hour, maxBytes: 250, log: quiet, metrics: s.metrics}
