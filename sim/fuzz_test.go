@@ -41,7 +41,7 @@ func FuzzStep(f *testing.F) {
 // that wall's end (where a cycle died crossing it), never cut through it.
 func checkInvariants(t *testing.T, s *State) {
 	t.Helper()
-	a := s.cfg.ArenaSize
+	a := s.Arena()
 	for i := range s.c.Cycles {
 		c := &s.c.Cycles[i]
 		if !c.Alive {
@@ -50,10 +50,14 @@ func checkInvariants(t *testing.T, s *State) {
 		if c.X <= 0 || c.X >= a || c.Y <= 0 || c.Y >= a {
 			t.Fatalf("tick %d: living cycle %d at (%d,%d), outside the arena", s.c.Tick, i, c.X, c.Y)
 		}
-		open := c.openWall(i)
+		open := c.openWall(i, s.c.Tick)
+		var pieces []Wall
 		check := func(w Wall) {
-			if v, ok := s.visible(w); ok && cutsThrough(&open, &v) {
-				t.Fatalf("tick %d: living cycle %d's trail %+v cuts through wall %+v", s.c.Tick, i, open, v)
+			pieces = s.WallPieces(w, pieces[:0])
+			for k := range pieces {
+				if cutsThrough(&open, &pieces[k]) {
+					t.Fatalf("tick %d: living cycle %d's trail %+v cuts through wall %+v", s.c.Tick, i, open, pieces[k])
+				}
 			}
 		}
 		for _, w := range s.RoundWalls() {
@@ -63,7 +67,7 @@ func checkInvariants(t *testing.T, s *State) {
 		}
 		for j := range s.c.Cycles {
 			if j != i && s.c.Cycles[j].Alive {
-				check(s.c.Cycles[j].openWall(j))
+				check(s.c.Cycles[j].openWall(j, s.c.Tick))
 			}
 		}
 	}

@@ -1,0 +1,172 @@
+package sim
+
+// Explosions, as Armagetron's gExplosion: a dying cycle explodes where it
+// stopped, and the blast blows holes into every trail it reaches, its own
+// included. The radius grows to EXPLOSION_RADIUS in five steps over 0.2 s
+// (step k at int(5 t / 0.2 s) + 1, radius R sqrt(k/5)); at each step the blast
+// removes the part of every wall inside that radius that was built by then.
+// A wall laid later through the hole is not touched. Armagetron's blast lives
+// 4 s but only cuts at its steps, so nothing happens after the first 0.2 s.
+
+// explosionSteps is gExplosion::expansionSteps.
+const explosionSteps = 5
+
+// explode runs this tick's explosion steps.
+func (s *State) explode() {
+	rad := s.dv().explosion
+	if rad <= 0 {
+		return
+	}
+	for i := range s.c.Cycles {
+		c := &s.c.Cycles[i]
+		if !c.InRound || c.Alive {
+			continue
+		}
+		age := s.c.Tick - c.DeathTick
+		if age < 0 || age > s.cfg.TickRate/5+1 {
+			continue
+		}
+		k := s.blastStep(age)
+		if age > 0 && k == s.blastStep(age-1) {
+			continue
+		}
+		// R sqrt(k/5), with the square root taken in Unit.
+		r := rad * isqrt(k*Unit*Unit/explosionSteps) / Unit
+		s.blast(c.X, c.Y, r)
+	}
+}
+
+// blastStep is the expansion step of an explosion age ticks old: 1 at once,
+// then one more every 0.04 s, at most explosionSteps.
+func (s *State) blastStep(age int64) int64 {
+	return min(explosionSteps, age*explosionSteps*5/s.cfg.TickRate+1)
+}
+
+// blast cuts holes of radius r around (x, y) into every wall standing now:
+// the closed walls of the round and the open segments of living cycles.
+func (s *State) blast(x, y, r int64) {
+	cx0, cy0, cx1, cy1 := s.grid.cellRange(x-r, y-r, x+r, y+r)
+	for cy := cy0; cy <= cy1; cy++ {
+		for cx := cx0; cx <= cx1; cx++ {
+			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
+				w := &s.walls[int64(idx)-s.wallBase]
+				// A wall is listed in every cell it crosses: cut it only in
+				// the cell of its point nearest the blast.
+				nx, ny := nearest(w, x, y)
+				if s.grid.clamp(nx) == cx && s.grid.clamp(ny) == cy {
+					s.cut(w, x, y, r)
+				}
+			}
+		}
+	}
+	for i := range s.c.Cycles {
+		if c := &s.c.Cycles[i]; c.Alive {
+			w := c.openWall(i, s.c.Tick)
+			s.cut(&w, x, y, r)
+		}
+	}
+}
+
+// nearest returns the point of w nearest to (x, y).
+func nearest(w *Wall, x, y int64) (int64, int64) {
+	return min(max(x, min(w.X1, w.X2)), max(w.X1, w.X2)), min(max(y, min(w.Y1, w.Y2)), max(w.Y1, w.Y2))
+}
+
+// cut records the hole a blast of radius r at (x, y) makes in w, if any.
+func (s *State) cut(w *Wall, x, y, r int64) {
+	var across, along, lo, hi int64 // distance across the wall's line; blast centre and wall span along it
+	if w.Y1 == w.Y2 {
+		across, along, lo, hi = w.Y1-y, x, min(w.X1, w.X2), max(w.X1, w.X2)
+	} else {
+		across, along, lo, hi = w.X1-x, y, min(w.Y1, w.Y2), max(w.Y1, w.Y2)
+	}
+	if across <= -r || across >= r || hi == lo {
+		return
+	}
+	half := isqrt(r*r - across*across)
+	from, to := max(lo, along-half), min(hi, along+half)
+	if from >= to {
+		return
+	}
+	// To the owner's odometer: it grows from (X1,Y1) along the wall.
+	start := w.X1
+	if w.Y1 != w.Y2 {
+		start = w.Y1
+	}
+	a, b := w.Odo+abs(from-start), w.Odo+abs(to-start)
+	s.addHole(Hole{From: min(a, b), To: max(a, b), Owner: w.Owner})
+}
+
+// isqrt returns the integer square root of v >= 0 (rounded down).
+func isqrt(v int64) int64 {
+	if v <= 0 {
+		return 0
+	}
+	x := v
+	y := (x + 1) / 2
+	for y < x {
+		x = y
+		y = (x + v/x) / 2
+	}
+	return x
+}
+
+// inHole reports whether the point of owner's trail at odometer odo lies
+// strictly inside a hole, and if so where the hole ends (the largest end of
+// the holes that hold it).
+func (s *State) inHole(owner uint8, odo int64) (end int64, ok bool) {
+	for k := s.c.RoundHoleStart - s.holeBase; k < s.c.HoleCount-s.holeBase; k++ {
+		h := &s.holes[k]
+		if h.Owner == owner && h.From < odo && odo < h.To && (!ok || h.To > end) {
+			end, ok = h.To, true
+		}
+	}
+	return end, ok
+}
+
+// holed reports whether the round has any hole (most rounds' first seconds
+// have none, and nothing needs to look).
+func (s *State) holed() bool { return s.c.HoleCount > s.c.RoundHoleStart }
+
+// WallPieces appends to out the parts of w that stand now (after the owner's
+// wreck vanished, a finite trail receded, and explosions blew holes) and
+// returns it. Renderers and bots draw these; Step itself tests holes point by
+// point.
+func (s *State) WallPieces(w Wall, out []Wall) []Wall {
+	v, ok := s.visible(w)
+	if !ok {
+		return out
+	}
+	if !s.holed() {
+		return append(out, v)
+	}
+	length := abs(v.X2-v.X1) + abs(v.Y2-v.Y1)
+	dx, dy := sign(v.X2-v.X1), sign(v.Y2-v.Y1)
+	holes := s.RoundHoles()
+	for at := int64(0); at < length; {
+		for jumped := true; jumped; { // over the holes at this point
+			jumped = false
+			for k := range holes {
+				if h := &holes[k]; h.Owner == v.Owner && h.From-v.Odo <= at && h.To-v.Odo > at {
+					at, jumped = h.To-v.Odo, true
+				}
+			}
+		}
+		if at >= length {
+			break
+		}
+		next := length // to the next hole
+		for k := range holes {
+			if h := &holes[k]; h.Owner == v.Owner && h.From-v.Odo > at && h.From-v.Odo < next {
+				next = h.From - v.Odo
+			}
+		}
+		p := v
+		p.X1, p.Y1 = v.X1+dx*at, v.Y1+dy*at
+		p.X2, p.Y2 = v.X1+dx*next, v.Y1+dy*next
+		p.Odo = v.Odo + at
+		out = append(out, p)
+		at = next
+	}
+	return out
+}
