@@ -128,6 +128,23 @@ func (s *State) inHole(owner uint8, odo int64) (end int64, ok bool) {
 // have none, and nothing needs to look).
 func (s *State) holed() bool { return s.c.HoleCount > s.c.RoundHoleStart }
 
+// nearBlast reports whether the box [x0,x1] x [y0,y1] comes within
+// EXPLOSION_RADIUS of where a cycle exploded this round: only there can a
+// wall have holes, so elsewhere nothing needs to look at them.
+func (s *State) nearBlast(x0, y0, x1, y1 int64) bool {
+	if !s.holed() {
+		return false
+	}
+	r := s.dv().explosion
+	for i := range s.c.Cycles {
+		c := &s.c.Cycles[i]
+		if c.InRound && !c.Alive && c.X >= x0-r && c.X <= x1+r && c.Y >= y0-r && c.Y <= y1+r {
+			return true
+		}
+	}
+	return false
+}
+
 // WallPieces appends to out the parts of w that stand now (after the owner's
 // wreck vanished, a finite trail receded, and explosions blew holes) and
 // returns it. Renderers and bots draw these; Step itself tests holes point by
@@ -137,7 +154,7 @@ func (s *State) WallPieces(w Wall, out []Wall) []Wall {
 	if !ok {
 		return out
 	}
-	if !s.holed() {
+	if !s.nearBlast(min(v.X1, v.X2), min(v.Y1, v.Y2), max(v.X1, v.X2), max(v.Y1, v.Y2)) {
 		return append(out, v)
 	}
 	length := abs(v.X2-v.X1) + abs(v.Y2-v.Y1)

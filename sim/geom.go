@@ -86,7 +86,7 @@ func (s *State) rayWall(w *Wall, x, y int64, dir uint8, rng int64, self int, bes
 	// The point hit, and its place on the owner's trail.
 	hx, hy := x+fx*g, y+fy*g
 	odo := v.Odo + abs(hx-v.X1) + abs(hy-v.Y1)
-	if s.holed() {
+	if s.nearBlast(hx, hy, hx, hy) {
 		step := int64(0) // how the odometer runs as the ray goes on along the wall
 		if !perp {
 			step = sign((v.X2-v.X1)*fx + (v.Y2-v.Y1)*fy)
@@ -265,7 +265,7 @@ func (s *State) senseHit(w *Wall, fx, fy, lx, ly, f, l, t int64, perp bool, side
 		return // on the receded part of a finite trail
 	}
 	odo := v.Odo + abs(hx-v.X1) + abs(hy-v.Y1)
-	if s.holed() {
+	if s.nearBlast(hx, hy, hx, hy) {
 		if _, ok := s.solid(v.Owner, odo, 0, 0, 0); !ok {
 			return
 		}
