@@ -23,7 +23,7 @@
 //	  8 TickRate        ticks per second
 //	  9 Arena           arena side, mm
 //	 10 TurnDelayMs     minimum time between turns (lag-o-meter lobes)
-//	 11 DeadWallTicks   a dead cycle's walls vanish this many ticks after death
+//	 11 DeadWallTicks   a dead cycle's walls vanish this many ticks after death (-1 never)
 //	 12 WallsLength     trail length in mm, <= 0 infinite
 //	 13 Cycles          cycle records that follow (always sim.MaxPlayers)
 //	 14 WallTotal       walls this round has now
@@ -151,10 +151,10 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 	w.put(HMatch, match)
 	w.put(HWinner, int64(s.Winner()))
 	w.put(HTickRate, cfg.TickRate)
-	w.put(HArena, mm(cfg.ArenaSize))
+	w.put(HArena, mm(s.Arena())) // the round's: the settings set decides it
 	w.put(HTurnDelayMs, cfg.TurnDelayMs)
-	w.put(HDeadWallTicks, (cfg.DeadWallDelayMs*cfg.TickRate+999)/1000)
-	w.put(HWallsLength, mm(cfg.WallsLength))
+	w.put(HDeadWallTicks, s.DeadWallTicks()) // -1: they stay
+	w.put(HWallsLength, mm(s.WallsLength()))
 	w.put(HCycles, sim.MaxPlayers)
 	w.put(HWallTotal, int64(len(walls)))
 	w.put(HWallFrom, int64(from))
