@@ -58,6 +58,10 @@ func (k EventKind) Valid() bool { return k > EvNone && k < evKindCount }
 // ServerOnly reports whether only the server may create events of kind k.
 func (k EventKind) ServerOnly() bool { return k == EvRoundStart || k == EvSpawn || k == EvLatency }
 
+// PlayerInput reports whether k is a key press a client may propose (a turn
+// or a brake); every other kind is the server's to make.
+func (k EventKind) PlayerInput() bool { return k >= EvTurnLeft && k <= EvBrakeOff }
+
 // Event is one input scheduled for one tick. The tick is not part of the event:
 // the history keys events by tick, and the server may move an event to a later
 // tick (postpone) without changing anything else about it.
