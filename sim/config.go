@@ -182,14 +182,14 @@ func DefaultConfig() Config {
 			SizeFactor: -3, GameType: GameDuel, FinishType: FinishExpress,
 			WinZoneMinRoundTimeMs: never, WinZoneMinLastDeathMs: never,
 			TeamMaxPlayers:     1,
-			WallsStayUpDelayMs: 8000, WallsLength: -1, ExplosionRadius: 4 * Meter,
+			WallsStayUpDelayMs: 8000, WallsLength: -Meter, ExplosionRadius: 4 * Meter,
 			ScoreWin: 10, LimitScore: 100_000, LimitRounds: 10,
 		},
 		MP: Set{
 			SizeFactor: 0, GameType: GameDuel, FinishType: FinishExpress,
 			WinZoneMinRoundTimeMs: 60_000, WinZoneMinLastDeathMs: 30_000,
 			TeamMaxPlayers:     5,
-			WallsStayUpDelayMs: 8000, WallsLength: -1, ExplosionRadius: 4 * Meter,
+			WallsStayUpDelayMs: 8000, WallsLength: -Meter, ExplosionRadius: 4 * Meter,
 			ScoreWin: 10, LimitScore: 100, LimitRounds: 10,
 		},
 	}
@@ -274,8 +274,8 @@ func (s *Set) validate() error {
 		return errors.New("WIN_ZONE_MIN_ROUND_TIME and _LAST_DEATH must be 0..1000000 s")
 	case !in(s.TeamMaxPlayers, 1, MaxPlayers):
 		return errors.New("TEAM_MAX_PLAYERS must be 1..32")
-	case !in(s.WallsStayUpDelayMs, -1_000_000_000, 1_000_000_000) || !in(s.WallsLength, -1, 1_000_000*Meter) || !in(s.ExplosionRadius, 0, 1000*Meter):
-		return errors.New("WALLS_STAY_UP_DELAY must be -1000000..1000000 s, WALLS_LENGTH up to 1000 km, EXPLOSION_RADIUS 0..1000 m")
+	case !in(s.WallsStayUpDelayMs, -1_000_000_000, 1_000_000_000) || !in(s.WallsLength, -1_000_000*Meter, 1_000_000*Meter) || !in(s.ExplosionRadius, 0, 1000*Meter):
+		return errors.New("WALLS_STAY_UP_DELAY must be -1000000..1000000 s, WALLS_LENGTH -1000..1000 km, EXPLOSION_RADIUS 0..1000 m")
 	case !in(s.ScoreWin, -1_000_000, 1_000_000) || !in(s.LimitScore, 1, 1_000_000_000) || !in(s.LimitRounds, 1, 1_000_000_000):
 		return errors.New("SCORE_WIN must be -1000000..1000000, LIMIT_SCORE and LIMIT_ROUNDS at least 1")
 	}

@@ -21,6 +21,7 @@ import (
 
 	"webtron/clock"
 	"webtron/server"
+	"webtron/settings"
 	"webtron/web"
 )
 
@@ -32,7 +33,7 @@ func init() {
 // variable named beside it (the flag wins when both are given).
 type serveFlags struct {
 	addr, charity, rule, data, origin string
-	pprof                             string
+	pprof, settings                   string
 	tickRate                          int64
 	cap                               time.Duration
 	bots, seats, maxRooms, maxPlayers int
@@ -51,7 +52,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.StringVar(&f.data, "data", server.DefaultDataDir(), "data directory (replays, desync dumps); empty writes none")
 	fs.StringVar(&f.origin, "origin", "", "extra allowed WebSocket origins, comma-separated host patterns (e.g. *.example.com)")
 	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
-	return map[string]string{"addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
+	fs.StringVar(&f.settings, "settings", "", "Armagetron-format settings file (`webtron settings` lists them); flags given explicitly win over its TICK_RATE, BOTS, SEATS, MAX_CLIENTS")
+	return map[string]string{"settings": "WEBTRON_SETTINGS", "addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
 		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS",
 		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
 		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF"}
@@ -60,6 +62,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 // serveOptions are what serve needs besides the server's configuration.
 type serveOptions struct {
 	addr, pprof string
+	warnings    []string // from the settings file, logged once the logger exists
 }
 
 // parseServe reads flags and environment into a server configuration.
@@ -87,6 +90,28 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 			if err := fs.Set(name, val); err != nil {
 				return server.Config{}, serveOptions{}, fmt.Errorf("invalid value %q for %s (--%s): %v", val, v, name, err)
 			}
+		}
+	}
+	var file *settings.File
+	if f.settings != "" {
+		var err error
+		if file, err = settings.Load(f.settings); err != nil {
+			return server.Config{}, serveOptions{}, fmt.Errorf("--settings: %w", err)
+		}
+		// The file's server knobs, unless a flag or its variable set them.
+		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true }) // the variables applied above count
+		use := func(flagName, key string) bool { return !set[flagName] && file.ServerSet[key] }
+		if use("tick-rate", "TICK_RATE") {
+			f.tickRate = file.Server.TickRate
+		}
+		if use("bots", "BOTS") {
+			f.bots = int(file.Server.Bots)
+		}
+		if use("seats", "SEATS") {
+			f.seats = int(file.Server.Seats)
+		}
+		if use("max-players", "MAX_CLIENTS") {
+			f.maxPlayers = int(file.Server.MaxClients)
 		}
 	}
 	charity, err := clock.ParseCharity(f.charity)
@@ -122,12 +147,17 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 	}
 	cfg := server.Config{TickRate: f.tickRate, Policy: clock.Policy{Charity: charity, Cap: f.cap, Rule: rule},
 		Bots: f.bots, Seats: f.seats, MaxRooms: f.maxRooms, MaxPlayers: f.maxPlayers, DataDir: f.data}
+	opt := serveOptions{addr: f.addr, pprof: f.pprof}
+	if file != nil {
+		cfg.Rules = &file.Sim
+		opt.warnings = file.Warnings
+	}
 	for _, o := range strings.Split(f.origin, ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			cfg.Origins = append(cfg.Origins, o)
 		}
 	}
-	return cfg, serveOptions{addr: f.addr, pprof: f.pprof}, nil
+	return cfg, opt, nil
 }
 
 // runServe runs the game server until SIGINT or SIGTERM, then closes every
@@ -141,6 +171,9 @@ func runServe(args []string) error {
 		return err
 	}
 	cfg.Logger = newLogger()
+	for _, w := range opt.warnings {
+		cfg.Logger.Warn("webtron: settings", "warning", w)
+	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// Rooms tick 120 times a second: a collection that delays many of
 		// them at once shows as tick lateness. Memory is the cheaper
