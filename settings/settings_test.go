@@ -25,7 +25,7 @@ func TestParseFixed(t *testing.T) {
 		{"1e-3", sim.Meter, 1000, false},
 		{"1E6", 1000, 1_000_000_000, false},
 		{"2.202896", sim.Meter, 2_202_896, false},
-		{"0.0000005", sim.Meter, 1, false},  // half a micrometre rounds away from zero
+		{"0.0000005", sim.Meter, 1, false},   // half a micrometre rounds away from zero
 		{"-0.0000005", sim.Meter, -1, false}, // on both sides
 		{"0.0000004", sim.Meter, 0, false},
 		{"1000000", 1000, 1_000_000_000, false},
