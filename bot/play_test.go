@@ -167,6 +167,7 @@ func TestMapFollowsState(t *testing.T) {
 				continue // not playing, so not following this round
 			}
 			b.w.due = [sim.MaxPlayers]int64{} // bring every cycle in, however far
+			b.w.holesDue = 0                  // and every hole, however new
 			b.w.update(s, &me, 1)
 			if d := sameMap(&b.w.g, want); d != 0 {
 				t.Errorf("tick %d: bot %d's map differs from the state in %d words", s.Tick(), b.id, d)

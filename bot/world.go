@@ -8,6 +8,9 @@ import "webtron/sim"
 // the map keeps receded tails as walls, which only makes the bot more careful.
 const rebuildEvery = 60
 
+// holeRedraw is the least time, in ticks, between two redraws for new holes.
+const holeRedraw = 30
+
 // A cycle's trail matters to the room a bot sees within about nearby of it;
 // beyond, the map may lag the trail, but by no more than maxStale ticks.
 const (
@@ -46,6 +49,7 @@ type world struct {
 	epoch        int64      // breaks in the story (rollbacks, rounds): measurements from before are void
 	last         sim.Wall   // newest wall on the map, to notice a rollback
 	holes        int        // round holes the map shows
+	holesDue     int64      // tick from which new holes redraw the map
 	pieces       []sim.Wall // scratch for the standing parts of a wall
 }
 
@@ -96,8 +100,11 @@ func (w *world) sync(s *sim.State, me *sim.Cycle, every int64) {
 // cycle is the dearest part with 32 of them, so a cycle far from me (at) is
 // read again only when it could have come near, or half a second later.
 func (w *world) update(s *sim.State, at *sim.Cycle, every int64) {
-	if len(s.RoundHoles()) != w.holes {
-		w.redraw(s) // an explosion blew holes
+	if len(s.RoundHoles()) != w.holes && s.Tick() >= w.holesDue {
+		// An explosion blew holes. Until the map is redrawn it shows the
+		// walls whole, which only makes the bot more careful, so redraw at
+		// most every holeRedraw ticks: a blast grows its holes for 0.2 s.
+		w.redraw(s)
 		return
 	}
 	walls := s.RoundWalls()
@@ -150,6 +157,7 @@ func (w *world) redraw(s *sim.State) {
 	}
 	w.walls = len(walls)
 	w.holes = len(s.RoundHoles())
+	w.holesDue = s.Tick() + holeRedraw
 	tick := s.Tick()
 	w.watch = 0
 	w.due = [sim.MaxPlayers]int64{}

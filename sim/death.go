@@ -68,6 +68,7 @@ func (s *State) kill(id int, why DeathCause) {
 	}
 	c.Cause = why
 	s.c.LastDeath = s.c.Tick
+	s.blastStamp = 0
 	s.closeSegment(id)
 	c.QueueLen = 0
 	if why == CauseLeft {

@@ -133,7 +133,10 @@ func UnmarshalState(b []byte) (*State, error) {
 		if h.Owner >= MaxPlayers || h.From > h.To {
 			return nil, corrupt("impossible hole")
 		}
+		o := &s.c.Cycles[h.Owner]
+		h.prev = o.lastHole
 		s.holes = append(s.holes, h)
+		o.lastHole = s.holeBase + i + 1
 	}
 	if len(d.b) != 0 {
 		return nil, corrupt(itoa(int64(len(d.b))) + " trailing bytes")

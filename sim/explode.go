@@ -1,5 +1,7 @@
 package sim
 
+import "math/bits"
+
 // Explosions, as Armagetron's gExplosion: a dying cycle explodes where it
 // stopped, and the blast blows holes into every trail it reaches, its own
 // included. The radius grows to EXPLOSION_RADIUS in five steps over 0.2 s
@@ -102,8 +104,8 @@ func isqrt(v int64) int64 {
 	if v <= 0 {
 		return 0
 	}
-	x := v
-	y := (x + 1) / 2
+	x := int64(1) << ((bits.Len64(uint64(v)) + 1) / 2) // at or above the root
+	y := (x + v/x) / 2
 	for y < x {
 		x = y
 		y = (x + v/x) / 2
@@ -111,17 +113,17 @@ func isqrt(v int64) int64 {
 	return x
 }
 
-// inHole reports whether the point of owner's trail at odometer odo lies
-// strictly inside a hole, and if so where the hole ends (the largest end of
-// the holes that hold it).
-func (s *State) inHole(owner uint8, odo int64) (end int64, ok bool) {
-	for k := s.c.RoundHoleStart - s.holeBase; k < s.c.HoleCount-s.holeBase; k++ {
-		h := &s.holes[k]
-		if h.Owner == owner && h.From < odo && odo < h.To && (!ok || h.To > end) {
-			end, ok = h.To, true
+// ownerHoles calls f with each hole in owner's trail this round, newest
+// first, until f returns false. Holes are chained by owner (Hole.prev), so
+// this costs as many holes as the owner's trail has.
+func (s *State) ownerHoles(owner uint8, f func(h *Hole) bool) {
+	for k := s.c.Cycles[owner].lastHole; k > s.c.RoundHoleStart; {
+		h := &s.holes[k-1-s.holeBase]
+		if !f(h) {
+			return
 		}
+		k = h.prev
 	}
-	return end, ok
 }
 
 // holed reports whether the round has any hole (most rounds' first seconds
@@ -135,10 +137,19 @@ func (s *State) nearBlast(x0, y0, x1, y1 int64) bool {
 	if !s.holed() {
 		return false
 	}
+	if s.blastStamp != s.c.Tick+1 {
+		s.nblast = 0
+		for i := range s.c.Cycles {
+			if c := &s.c.Cycles[i]; c.InRound && !c.Alive {
+				s.blasts[s.nblast] = [2]int64{c.X, c.Y}
+				s.nblast++
+			}
+		}
+		s.blastStamp = s.c.Tick + 1
+	}
 	r := s.dv().explosion
-	for i := range s.c.Cycles {
-		c := &s.c.Cycles[i]
-		if c.InRound && !c.Alive && c.X >= x0-r && c.X <= x1+r && c.Y >= y0-r && c.Y <= y1+r {
+	for _, b := range s.blasts[:s.nblast] {
+		if b[0] >= x0-r && b[0] <= x1+r && b[1] >= y0-r && b[1] <= y1+r {
 			return true
 		}
 	}
@@ -159,12 +170,20 @@ func (s *State) WallPieces(w Wall, out []Wall) []Wall {
 	}
 	length := abs(v.X2-v.X1) + abs(v.Y2-v.Y1)
 	dx, dy := sign(v.X2-v.X1), sign(v.Y2-v.Y1)
-	holes := s.RoundHoles()
+	// The owner's holes that reach into v, on the stack while they are few.
+	var buf [16]Hole
+	holes := buf[:0]
+	s.ownerHoles(v.Owner, func(h *Hole) bool {
+		if h.To > v.Odo && h.From < v.Odo+length {
+			holes = append(holes, *h)
+		}
+		return true
+	})
 	for at := int64(0); at < length; {
 		for jumped := true; jumped; { // over the holes at this point
 			jumped = false
 			for k := range holes {
-				if h := &holes[k]; h.Owner == v.Owner && h.From-v.Odo <= at && h.To-v.Odo > at {
+				if h := &holes[k]; h.From-v.Odo <= at && h.To-v.Odo > at {
 					at, jumped = h.To-v.Odo, true
 				}
 			}
@@ -174,7 +193,7 @@ func (s *State) WallPieces(w Wall, out []Wall) []Wall {
 		}
 		next := length // to the next hole
 		for k := range holes {
-			if h := &holes[k]; h.Owner == v.Owner && h.From-v.Odo > at && h.From-v.Odo < next {
+			if h := &holes[k]; h.From-v.Odo > at && h.From-v.Odo < next {
 				next = h.From - v.Odo
 			}
 		}

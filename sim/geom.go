@@ -108,13 +108,11 @@ func (s *State) rayWall(w *Wall, x, y int64, dir uint8, rng int64, self int, bes
 // solid returns the first point of owner's trail from odometer odo on, going
 // the way step says (+1 or -1; 0 stays), that no hole covers, within lo..hi.
 func (s *State) solid(owner uint8, odo, step, lo, hi int64) (int64, bool) {
-	holes := s.RoundHoles()
-	for moved := true; moved; {
+	for moved, ok := true, true; moved; {
 		moved = false
-		for k := range holes {
-			h := &holes[k]
-			if h.Owner != owner || odo <= h.From || odo >= h.To {
-				continue
+		s.ownerHoles(owner, func(h *Hole) bool {
+			if odo <= h.From || odo >= h.To {
+				return true
 			}
 			switch {
 			case step > 0:
@@ -122,12 +120,15 @@ func (s *State) solid(owner uint8, odo, step, lo, hi int64) (int64, bool) {
 			case step < 0:
 				odo = h.From
 			default:
-				return 0, false
-			}
-			if odo < lo || odo > hi {
-				return 0, false
+				ok = false
+				return false
 			}
 			moved = true
+			ok = odo >= lo && odo <= hi
+			return ok
+		})
+		if !ok {
+			return 0, false
 		}
 	}
 	return odo, true

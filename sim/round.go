@@ -187,6 +187,7 @@ func (s *State) startRound() {
 		c := &s.c.Cycles[i]
 		c.InRound, c.Alive = c.Present, false
 		c.QueueLen, c.Queue, c.Braking = 0, 0, false
+		c.lastHole = 0
 		if c.Present {
 			s.c.Started++
 		}

@@ -59,6 +59,7 @@ func (s *State) Restore(sn *Snapshot) error {
 	s.walls = s.walls[:c.WallCount-s.wallBase]
 	s.holes = s.holes[:c.HoleCount-s.holeBase]
 	s.c = *c
+	s.blastStamp = 0
 	return nil
 }
 

@@ -58,6 +58,11 @@ type Cycle struct {
 	QueueLen uint8
 
 	Score, Kills, Deaths int64
+
+	// lastHole is one past the global index of the newest hole in this
+	// cycle's trail this round (0: none), the head of its chain (Hole.prev).
+	// It is derived from the holes, so neither hashed nor encoded.
+	lastHole int64
 }
 
 // LastTurn returns the tick of the cycle's last turn to either side.
@@ -79,6 +84,7 @@ type Wall struct {
 type Hole struct {
 	From, To int64
 	Owner    uint8
+	prev     int64 // one past the global index of the owner's previous hole this round, 0 none
 }
 
 // core is everything that Snapshot copies. It is a flat value: no slices, no
@@ -131,6 +137,12 @@ type State struct {
 	holes    []Hole
 	holeBase int64
 	grid     grid
+
+	// where cycles exploded this round (nearBlast), valid while blastStamp
+	// is Tick+1: a death or a Restore clears it.
+	blasts     [MaxPlayers][2]int64
+	nblast     int
+	blastStamp int64
 
 	// scratch for Step, kept here so a tick allocates nothing.
 	moves     [MaxPlayers]move

@@ -96,7 +96,10 @@ func (s *State) addWall(w Wall) {
 
 // addHole appends a hole (see Hole).
 func (s *State) addHole(h Hole) {
+	o := &s.c.Cycles[h.Owner]
+	h.prev = o.lastHole
 	s.holes = append(s.holes, h)
 	s.c.HoleCount++
+	o.lastHole = s.c.HoleCount
 	s.c.WallHash = mix(mix(mix(s.c.WallHash, uint64(h.From)), uint64(h.To)), uint64(h.Owner)|1<<8)
 }
