@@ -579,3 +579,139 @@ func TestSettingsSets(t *testing.T) {
 		t.Fatalf("switching sets: match %d, want %d", m, match+1)
 	}
 }
+
+// TestSpeedBounds checks gCycleMovement::ApplyAcceleration's clamp: speed
+// stays between CYCLE_SPEED x CYCLE_SPEED_MIN (7.5 m/s) and, when set,
+// CYCLE_SPEED x CYCLE_SPEED_MAX.
+func TestSpeedBounds(t *testing.T) {
+	cfg := testConfig()
+	cfg.Brake = 200 * Meter
+	s := playing(t, cfg, 1)
+	place(s, 0, 50, 250, 0, 30*Meter)
+	s.Step([]Event{{Kind: EvBrakeOn, Player: 0, Seq: 1}})
+	steps(s, 60)
+	if v := s.Cycle(0).Speed; v != 7_500_000 {
+		t.Fatalf("speed after braking hard: %d, want CYCLE_SPEED_MIN x 30 m/s = 7500000", v)
+	}
+	cfg = testConfig()
+	cfg.Brake, cfg.SpeedMax = -100*Meter, 1_100_000
+	s = playing(t, cfg, 1)
+	place(s, 0, 50, 250, 0, 30*Meter)
+	s.Step([]Event{{Kind: EvBrakeOn, Player: 0, Seq: 1}})
+	steps(s, 60)
+	if v := s.Cycle(0).Speed; v != 33_000_000 {
+		t.Fatalf("speed under a turbo with CYCLE_SPEED_MAX 1.1: %d, want 33000000", v)
+	}
+}
+
+// TestAccelFactors checks CalculateAcceleration's factors by whose wall it
+// is: CYCLE_ACCEL_SELF for one's own, _ENEMY for another's, and the sum
+// times CYCLE_ACCEL_SLINGSHOT between one's own wall and another, times
+// CYCLE_ACCEL_TUNNEL between two walls not one's own.
+func TestAccelFactors(t *testing.T) {
+	const one = 6250 // um/s gained in a tick from a wall 3 m away (0.75 m/s^2)
+	for _, tc := range []struct {
+		name         string
+		left, right  int // owners of walls 3 m to the left and right, -2 none
+		self, enemy  int64
+		sling, tunel int64
+		want         int64
+	}{
+		{"enemy", 1, -2, Unit, Unit, Unit, Unit, one},
+		{"own, CYCLE_ACCEL_SELF 0", 0, -2, 0, Unit, Unit, Unit, 0},
+		{"enemy, CYCLE_ACCEL_ENEMY 2", 1, -2, Unit, 2 * Unit, Unit, Unit, 2 * one},
+		{"own and enemy, SLINGSHOT 3", 0, 1, Unit, Unit, 3 * Unit, Unit, 6 * one},
+		{"two enemies, TUNNEL 0", 1, 1, Unit, Unit, Unit, 0, 0},
+	} {
+		cfg := testConfig()
+		cfg.AccelSelf, cfg.AccelEnemy, cfg.AccelSlingshot, cfg.AccelTunnel = tc.self, tc.enemy, tc.sling, tc.tunel
+		s := playing(t, cfg, 2)
+		place(s, 0, 100, 250, 0, 30*Meter)
+		place(s, 1, 400, 50, 0, 30*Meter)
+		for _, w := range [][2]int64{{int64(tc.left), 253}, {int64(tc.right), 247}} {
+			if w[0] >= 0 {
+				s.addWall(Wall{X1: 50 * Meter, Y1: w[1] * Meter, X2: 200 * Meter, Y2: w[1] * Meter, Owner: uint8(w[0])})
+			}
+		}
+		s.Step(nil)
+		if got := s.Cycle(0).Speed - 30*Meter; got != tc.want {
+			t.Errorf("%s: gained %d um/s in a tick, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestRubberDecay: used rubber decays as rubber /= 1 + dt/CYCLE_RUBBER_TIME
+// (gCycleMovement::TimestepCore), so after 10 s at 120 Hz it is
+// (1 + 1/1200)^-1200 = 0.3680 of what it was.
+func TestRubberDecay(t *testing.T) {
+	s := playing(t, testConfig(), 1)
+	place(s, 0, 50, 250, 0, 10*Meter)
+	s.c.Cycles[0].RubberUsed = Meter
+	for k := 0; k < 1200; k++ {
+		s.c.Cycles[0].X, s.c.Cycles[0].TurnX = 50*Meter, 50*Meter // stay clear of the rim
+		s.Step(nil)
+	}
+	if r := s.Cycle(0).RubberUsed; r < 367_000 || r > 369_000 {
+		t.Fatalf("rubber after 10 s: %d, want about 368000", r)
+	}
+}
+
+// TestSpeedFactor checks SPEED_FACTOR as sg_copySettings applies it
+// (gCycle::SetSpeedMultiplier(2^(f/2))): at 2 the speeds double and the turn
+// delay halves (GetTurnDelay divides by the multiplier).
+func TestSpeedFactor(t *testing.T) {
+	cfg := testConfig()
+	cfg.SP.SpeedFactor, cfg.MP.SpeedFactor = 2, 2
+	s := prepared(t, cfg, false)
+	if c := s.Cycle(0); c.Speed != 40*Meter {
+		t.Fatalf("start speed at SPEED_FACTOR 2: %d, want 40 m/s", c.Speed)
+	}
+	if other, same := s.TurnDelay(); other != 6 || same != 6 {
+		t.Fatalf("turn delay at SPEED_FACTOR 2: %d/%d ticks, want 6 (50 ms)", other, same)
+	}
+	if d := s.dv(); d.baseSpeed != 60*Meter || d.minSpeed != 15*Meter {
+		t.Fatalf("base and least speed %d, %d; want 60 and 15 m/s", d.baseSpeed, d.minSpeed)
+	}
+}
+
+// TestFreestyle: with GAME_TYPE 0 a round goes on while any cycle lives, and
+// ends without a winner a second after the last death (gGame::Analysis).
+func TestFreestyle(t *testing.T) {
+	cfg := testConfig()
+	cfg.SP.GameType, cfg.MP.GameType = GameFreestyle, GameFreestyle
+	s := playing(t, cfg, 2)
+	place(s, 0, 499, 100, 0, 30*Meter)
+	place(s, 1, 400, 200, 0, 30*Meter)
+	for s.Cycle(0).Alive {
+		s.Step(nil)
+	}
+	steps(s, 240)
+	if ph, _ := s.Phase(); ph != PhasePlay {
+		t.Fatalf("freestyle with one cycle left: phase %d, want play", ph)
+	}
+	for s.Cycle(1).Alive {
+		s.Step(nil)
+	}
+	if end := untilOver(s, 200); end != s.Cycle(1).DeathTick+120 || s.Winner() != -1 {
+		t.Fatalf("freestyle: over %d ticks after the last death, winner %d; want 120, none", end-s.Cycle(1).DeathTick, s.Winner())
+	}
+}
+
+// TestLimitScore: a match ends when a team reaches LIMIT_SCORE; the next
+// round starts a new match with scores reset.
+func TestLimitScore(t *testing.T) {
+	cfg := testConfig()
+	cfg.SP.LimitScore, cfg.MP.LimitScore = 10, 10
+	s := playing(t, cfg, 2)
+	place(s, 0, 499, 250, 0, 30*Meter)
+	untilOver(s, 400)
+	if s.TeamScore(1) != 10 {
+		t.Fatalf("team 1's score %d, want 10", s.TeamScore(1))
+	}
+	for s.c.Phase != PhasePrepare {
+		s.Step(nil)
+	}
+	if _, m := s.Round(); m != 1 || s.TeamScore(1) != 0 || s.Cycle(1).Score != 0 {
+		t.Fatalf("after LIMIT_SCORE: match %d, scores %d / %d; want a new match at 0", m, s.TeamScore(1), s.Cycle(1).Score)
+	}
+}

@@ -56,15 +56,16 @@ func (s *State) influence(i, j int, built int64) {
 // ENEMY_SUICIDE_TIMEOUT: then it is a suicide, SCORE_SUICIDE. Otherwise the
 // victim scores SCORE_DIE and the credited player SCORE_KILL, or nothing for
 // killing a teammate. So a cycle trapped against the rim or its own wall by an
-// enemy's wall is that enemy's kill. A player who left scores nothing.
+// enemy's wall is that enemy's kill. A player who left scores nothing, and
+// the influence of a player who left counts for nobody.
 func (s *State) kill(id int, why DeathCause) {
 	c := &s.c.Cycles[id]
 	c.Alive = false
 	c.Braking = false
 	c.DeathTick = s.c.Tick
 	c.Killer = -1
-	if c.Enemy >= 0 && s.c.Tick-c.EnemyTick <= s.d.suicide {
-		c.Killer = c.Enemy
+	if e := c.Enemy; e >= 0 && s.c.Tick-c.EnemyTick <= s.d.suicide && s.c.Cycles[e].Present && s.c.Cycles[e].InRound {
+		c.Killer = e // a credited player who has left the room has no cycle to take it: a suicide
 	}
 	c.Cause = why
 	s.c.LastDeath = s.c.Tick
