@@ -204,7 +204,11 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right hit) {
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
 			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
-				s.sense(&s.walls[int64(idx)-s.wallBase], fx, fy, lx, ly, pf, pl, self, &left, &right)
+				w := &s.walls[int64(idx)-s.wallBase]
+				if max(w.X1, w.X2) < rx0 || min(w.X1, w.X2) > rx1 || max(w.Y1, w.Y2) < ry0 || min(w.Y1, w.Y2) > ry1 {
+					continue
+				}
+				s.sense(w, fx, fy, lx, ly, pf, pl, self, &left, &right)
 			}
 		}
 	}
