@@ -119,28 +119,29 @@ var (
 
 // member is one player slot's server-side bookkeeping, human or bot.
 type member struct {
-	conn        ConnID // 0 when none (bot, or dropped)
-	player      int
-	name        string
-	bot         *bot.Bot
-	leaving     bool // bot giving its seat up at the next round
-	token       []byte
-	dropped     time.Duration // when the connection dropped (conn == 0 for a human)
-	rtt         clock.RTTFilter
-	smooth      clock.Smoother
-	floor       clock.LeadFloor
-	lead        time.Duration
-	lenient     time.Duration
-	pings       [16]pingSent
-	pingID      uint32
-	lastChat    time.Duration
-	chatted     bool          // lastChat is set: a first line within ChatEvery of the room's start is not a flood
-	spare       time.Duration // least spare of this member's events since the last heartbeat
-	decided     bool          // whether it had any
-	lastProp    time.Duration
-	propCount   int
-	carried     [history.SeqMemory]carried // by sequence number
-	latency     time.Duration              // ping-rubber latency last put in the history
+	conn      ConnID // 0 when none (bot, or dropped)
+	player    int
+	name      string
+	bot       *bot.Bot
+	leaving   bool // bot giving its seat up at the next round
+	token     []byte
+	dropped   time.Duration // when the connection dropped (conn == 0 for a human)
+	rode      bool          // has been in a round in play: only then is the seat held for a reconnect
+	rtt       clock.RTTFilter
+	smooth    clock.Smoother
+	floor     clock.LeadFloor
+	lead      time.Duration
+	lenient   time.Duration
+	pings     [16]pingSent
+	pingID    uint32
+	chat      chatLimit
+	spare     time.Duration // least spare of this member's events since the last heartbeat
+	decided   bool          // whether it had any
+	lastProp  time.Duration
+	propCount int
+	carried   [history.SeqMemory]carried // by sequence number
+
+	latency     time.Duration // ping-rubber latency last put in the history (sim.EvLatency)
 	latencySent bool
 }
 
@@ -153,6 +154,7 @@ type pingSent struct {
 type spectator struct {
 	conn ConnID
 	name string
+	chat chatLimit
 }
 
 // Room is one room. It is not safe for concurrent use: one goroutine owns it.

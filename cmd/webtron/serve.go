@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	_ "net/http/pprof" // for --pprof, on its own listener
+	"net/netip"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -37,6 +38,46 @@ type serveFlags struct {
 	tickRate                          int64
 	cap                               time.Duration
 	bots, seats, maxRooms, maxPlayers int
+	perAddr                           addrFlags
+}
+
+// addrFlags are the per-address limits.
+type addrFlags struct {
+	conns, rooms int
+	proxies      string
+}
+
+func (a *addrFlags) register(fs *flag.FlagSet, env map[string]string) {
+	fs.IntVar(&a.conns, "max-conns-per-addr", 32, "connections at once from one address (an IPv6 /64 counts as one); 0: no limit")
+	fs.IntVar(&a.rooms, "rooms-per-addr", 5, "new rooms one address may open a minute; 0: no limit")
+	fs.StringVar(&a.proxies, "trusted-proxy", "", "reverse proxies (comma-separated addresses or CIDR prefixes) whose X-Forwarded-For names the client")
+	env["max-conns-per-addr"], env["rooms-per-addr"], env["trusted-proxy"] = "WEBTRON_MAX_CONNS_PER_ADDR", "WEBTRON_ROOMS_PER_ADDR", "WEBTRON_TRUSTED_PROXY"
+}
+
+// apply puts the limits into cfg (0 there means the default, so "no limit" is -1).
+func (a *addrFlags) apply(cfg *server.Config) error {
+	cfg.MaxConnsPerAddr, cfg.RoomsPerAddr = a.conns, a.rooms
+	if a.conns == 0 {
+		cfg.MaxConnsPerAddr = -1
+	}
+	if a.rooms == 0 {
+		cfg.RoomsPerAddr = -1
+	}
+	for _, p := range strings.Split(a.proxies, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		pre, err := netip.ParsePrefix(p)
+		if err != nil {
+			ad, aerr := netip.ParseAddr(p)
+			if aerr != nil {
+				return fmt.Errorf("--trusted-proxy: %q is neither an address nor a CIDR prefix", p)
+			}
+			pre = netip.PrefixFrom(ad.Unmap(), ad.Unmap().BitLen())
+		}
+		cfg.TrustedProxies = append(cfg.TrustedProxies, pre.Masked())
+	}
+	return nil
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
@@ -53,10 +94,12 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.StringVar(&f.origin, "origin", "", "extra allowed WebSocket origins, comma-separated host patterns (e.g. *.example.com)")
 	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	fs.StringVar(&f.settings, "settings", "", "Armagetron-format settings file (`webtron settings` lists them); flags given explicitly win over its TICK_RATE, BOTS, SEATS, MAX_CLIENTS")
-	return map[string]string{"settings": "WEBTRON_SETTINGS", "addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
+	env := map[string]string{"settings": "WEBTRON_SETTINGS", "addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
 		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS",
 		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
 		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF"}
+	f.perAddr.register(fs, env)
+	return env
 }
 
 // serveOptions are what serve needs besides the server's configuration.
@@ -92,27 +135,9 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 			}
 		}
 	}
-	var file *settings.File
-	if f.settings != "" {
-		var err error
-		if file, err = settings.Load(f.settings); err != nil {
-			return server.Config{}, serveOptions{}, fmt.Errorf("--settings: %w", err)
-		}
-		// The file's server knobs, unless a flag or its variable set them.
-		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true }) // the variables applied above count
-		use := func(flagName, key string) bool { return !set[flagName] && file.ServerSet[key] }
-		if use("tick-rate", "TICK_RATE") {
-			f.tickRate = file.Server.TickRate
-		}
-		if use("bots", "BOTS") {
-			f.bots = int(file.Server.Bots)
-		}
-		if use("seats", "SEATS") {
-			f.seats = int(file.Server.Seats)
-		}
-		if use("max-players", "MAX_CLIENTS") {
-			f.maxPlayers = int(file.Server.MaxClients)
-		}
+	file, err := f.applySettings(fs)
+	if err != nil {
+		return server.Config{}, serveOptions{}, err
 	}
 	charity, err := clock.ParseCharity(f.charity)
 	if err != nil {
@@ -138,6 +163,8 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 		{f.bots < 0 || f.bots > f.seats, "bots", "must be 0..seats"},
 		{f.maxRooms < 1, "max-rooms", "must be at least 1"},
 		{f.maxPlayers < 1, "max-players", "must be at least 1"},
+		{f.perAddr.conns < 0, "max-conns-per-addr", "must be 0 (no limit) or more"},
+		{f.perAddr.rooms < 0, "rooms-per-addr", "must be 0 (no limit) or more"},
 	}
 	for _, c := range checks {
 		if c.bad {
@@ -147,17 +174,49 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 	}
 	cfg := server.Config{TickRate: f.tickRate, Policy: clock.Policy{Charity: charity, Cap: f.cap, Rule: rule},
 		Bots: f.bots, Seats: f.seats, MaxRooms: f.maxRooms, MaxPlayers: f.maxPlayers, DataDir: f.data}
-	opt := serveOptions{addr: f.addr, pprof: f.pprof}
-	if file != nil {
-		cfg.Rules = &file.Sim
-		opt.warnings = file.Warnings
+	if err := f.perAddr.apply(&cfg); err != nil {
+		return server.Config{}, serveOptions{}, err
 	}
 	for _, o := range strings.Split(f.origin, ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			cfg.Origins = append(cfg.Origins, o)
 		}
 	}
+	opt := serveOptions{addr: f.addr, pprof: f.pprof}
+	if file != nil {
+		cfg.Rules = &file.Sim
+		opt.warnings = file.Warnings
+	}
 	return cfg, opt, nil
+}
+
+// applySettings reads --settings, if given, and takes its server knobs
+// (TICK_RATE, BOTS, SEATS, MAX_CLIENTS) where no flag or environment variable
+// set them.
+func (f *serveFlags) applySettings(fs *flag.FlagSet) (*settings.File, error) {
+	if f.settings == "" {
+		return nil, nil
+	}
+	file, err := settings.Load(f.settings)
+	if err != nil {
+		return nil, fmt.Errorf("--settings: %w", err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true }) // the environment's values count
+	use := func(flagName, key string) bool { return !set[flagName] && file.ServerSet[key] }
+	if use("tick-rate", "TICK_RATE") {
+		f.tickRate = file.Server.TickRate
+	}
+	if use("bots", "BOTS") {
+		f.bots = int(file.Server.Bots)
+	}
+	if use("seats", "SEATS") {
+		f.seats = int(file.Server.Seats)
+	}
+	if use("max-players", "MAX_CLIENTS") {
+		f.maxPlayers = int(file.Server.MaxClients)
+	}
+	return file, nil
 }
 
 // runServe runs the game server until SIGINT or SIGTERM, then closes every

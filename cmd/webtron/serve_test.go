@@ -1,39 +1,31 @@
-//go:build !js
-
 package main
 
 import (
-	"os"
-	"path/filepath"
+	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
-
-	"webtron/sim"
 )
 
-// TestServeSettings: --settings applies a settings file's rules and knobs;
-// flags given explicitly win over its knobs; a bad file is an error naming
-// the line.
-func TestServeSettings(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "s.cfg")
-	os.WriteFile(file, []byte("CYCLE_SPEED 40\nBOTS 1\nSEATS 4\nNO_SUCH_THING 3\n"), 0o644)
-	cfg, opt, err := parseServe([]string{"--settings", file})
+// TestServeAddressFlags: the per-address limits reach the server's
+// configuration; 0 lifts a limit; a proxy is an address or a prefix.
+func TestServeAddressFlags(t *testing.T) {
+	cfg, _, err := parseServe([]string{"--max-conns-per-addr", "0", "--rooms-per-addr", "3",
+		"--trusted-proxy", " 10.0.0.0/8, 192.0.2.1 ,::1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Rules == nil || cfg.Rules.BaseSpeed != 40*sim.Meter || cfg.Bots != 1 || cfg.Seats != 4 {
-		t.Fatalf("rules %+v, bots %d, seats %d", cfg.Rules, cfg.Bots, cfg.Seats)
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.1/32"), netip.MustParsePrefix("::1/128")}
+	if cfg.MaxConnsPerAddr != -1 || cfg.RoomsPerAddr != 3 || !reflect.DeepEqual(cfg.TrustedProxies, want) {
+		t.Fatalf("config %d conns, %d rooms, proxies %v", cfg.MaxConnsPerAddr, cfg.RoomsPerAddr, cfg.TrustedProxies)
 	}
-	if len(opt.warnings) != 1 || !strings.Contains(opt.warnings[0], "NO_SUCH_THING") {
-		t.Fatalf("warnings %q", opt.warnings)
+	cfg, _, err = parseServe(nil)
+	if err != nil || cfg.MaxConnsPerAddr != 32 || cfg.RoomsPerAddr != 5 || cfg.TrustedProxies != nil {
+		t.Fatalf("defaults: %v, %d conns, %d rooms, proxies %v", err, cfg.MaxConnsPerAddr, cfg.RoomsPerAddr, cfg.TrustedProxies)
 	}
-	cfg, _, err = parseServe([]string{"--settings", file, "--bots", "2"})
-	if err != nil || cfg.Bots != 2 || cfg.Seats != 4 {
-		t.Fatalf("--bots 2 with the file: bots %d seats %d, %v", cfg.Bots, cfg.Seats, err)
-	}
-	os.WriteFile(file, []byte("# ok\nCYCLE_SPEED fast\n"), 0o644)
-	if _, _, err := parseServe([]string{"--settings", file}); err == nil || !strings.Contains(err.Error(), "s.cfg:2") {
-		t.Fatalf("bad value: %v, want an error naming line 2", err)
+	for _, args := range [][]string{{"--trusted-proxy", "proxy.example"}, {"--max-conns-per-addr", "-1"}} {
+		if _, _, err := parseServe(args); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(args[0], "--")) {
+			t.Errorf("%v: %v, want an error naming the flag", args, err)
+		}
 	}
 }
