@@ -715,3 +715,19 @@ func TestLimitScore(t *testing.T) {
 		t.Fatalf("after LIMIT_SCORE: match %d, scores %d / %d; want a new match at 0", m, s.TeamScore(1), s.Cycle(1).Score)
 	}
 }
+
+// TestSpawnAfterLeave: a player who leaves during the countdown stays out
+// when a newcomer's spawn lays the cycles out again (it used to be revived).
+func TestSpawnAfterLeave(t *testing.T) {
+	for _, cfg := range []Config{testConfig(), DefaultConfig()} {
+		s := prepared(t, cfg, true, true, false)
+		s.Step([]Event{{Kind: EvLeave, Player: 1}})
+		s.Step([]Event{{Kind: EvJoin, Player: 3, Arg: JoinHuman}, {Kind: EvSpawn, Player: 3}})
+		if c := s.Cycle(1); c.Alive || c.Present {
+			t.Fatalf("player who left: alive %v present %v, want neither", c.Alive, c.Present)
+		}
+		if c := s.Cycle(3); !c.Alive || !c.InRound {
+			t.Fatalf("newcomer: alive %v in round %v", c.Alive, c.InRound)
+		}
+	}
+}

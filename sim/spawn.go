@@ -40,8 +40,8 @@ func (s *State) layout() {
 	}
 	for i := range s.c.Cycles {
 		c := &s.c.Cycles[i]
-		if !c.InRound {
-			continue
+		if !c.InRound || !c.Present {
+			continue // a player who left during the countdown stays out
 		}
 		t := c.Team
 		teams |= 1 << t
