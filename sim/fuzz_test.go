@@ -52,6 +52,9 @@ func checkInvariants(t *testing.T, s *State) {
 		if !c.Alive {
 			continue
 		}
+		if !c.Present {
+			t.Fatalf("tick %d: cycle %d alive with nobody present to drive it", s.c.Tick, i)
+		}
 		if c.X <= 0 || c.X >= a || c.Y <= 0 || c.Y >= a {
 			t.Fatalf("tick %d: living cycle %d at (%d,%d), outside the arena", s.c.Tick, i, c.X, c.Y)
 		}
