@@ -9,7 +9,7 @@ func FuzzStep(f *testing.F) {
 	f.Add([]byte{0, 0, 5, 0, 1, 5, 200, 0, 1, 3, 1, 2})
 	f.Add([]byte{0, 0, 5, 0, 1, 5, 0, 2, 5, 50, 0, 3, 1, 1, 1, 1, 2, 2, 9, 0, 6})
 	f.Add([]byte{0, 31, 5, 0, 200, 5, 255, 255, 255, 0, 0, 7, 0, 0, 8})
-	f.Add([]byte{0, 0, 5, 0, 1, 5, 0, 2, 5, 2, 1, 6, 0, 3, 5, 0, 3, 8}) // a leave, then a spawn, in the countdown
+	f.Add([]byte{0, 0, 5, 0, 1, 5, 0, 1, 8, 0, 2, 5, 0, 2, 8, 2, 1, 6, 0, 3, 5, 0, 3, 8}) // a leave, then a spawn, in the countdown
 	f.Fuzz(runFuzz)
 }
 
