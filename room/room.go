@@ -141,6 +141,9 @@ type member struct {
 	propCount int
 	ahead     aheadFilter                // how far its clock runs ahead of the server's, from its pongs
 	carried   [history.SeqMemory]carried // by sequence number
+
+	latency     time.Duration // ping-rubber latency last put in the history (sim.EvLatency)
+	latencySent bool
 }
 
 type pingSent struct {
