@@ -48,10 +48,9 @@ var (
 type Kill struct {
 	Tick   int64
 	Victim int
-	// Killer is whose wall it hit, -1 for none (the rim, a head-on crash).
-	// Killer == Victim is a crash into its own wall.
+	// Killer is who is credited (the simulation's Cycle.Killer), -1 none.
 	Killer int
-	Left   bool // the player left the room (no death is counted)
+	Cause  sim.DeathCause // rim, wall, own wall, collision, or left the room
 }
 
 // Player plays one replay. It is not safe for concurrent use.
@@ -231,7 +230,7 @@ func (p *Player) scanTick() {
 	tick := s.Tick() - 1 // the tick just stepped
 	for i := range alive {
 		if c := s.Cycle(i); alive[i] && !c.Alive {
-			k := Kill{Tick: tick, Victim: i, Killer: int(c.Killer), Left: !c.Present}
+			k := Kill{Tick: tick, Victim: i, Killer: int(c.Killer), Cause: c.Cause}
 			p.kills = append(p.kills, k)
 		}
 	}

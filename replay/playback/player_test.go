@@ -65,7 +65,7 @@ func TestPlayerAgreesWithVerify(t *testing.T) {
 		}
 		n := int64(0)
 		for _, k := range p.Kills() {
-			if !k.Left {
+			if k.Cause != sim.CauseLeft {
 				n++
 			}
 		}

@@ -261,14 +261,15 @@ func TestSightWhileLoading(t *testing.T) {
 	if err := p.SetView(who); err != nil {
 		t.Fatal(err)
 	}
-	start, _ := p.Range()
-	for p.Tick() < start+3000 {
+	start, end := p.Range()
+	target := (start + end) / 2
+	for p.Tick() < target {
 		if err := p.Step(1); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if p.Loaded() > start+3000+p.rate {
-		t.Fatalf("loaded to %d: the test did not watch ahead of the load pass", p.Loaded())
+	if p.Loaded() > target+p.rate || p.Loaded() >= end {
+		t.Fatalf("loaded to %d of %d: the test did not watch ahead of the load pass", p.Loaded(), end)
 	}
 	q := open(t, f)
 	q.LoadAll()

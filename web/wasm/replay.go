@@ -203,11 +203,12 @@ func appendDamage(b []byte, p *playback.Player) []byte {
 //
 //	{"tick":1234,"view":-1,"loaded":24880,"damaged":null,
 //	 "scores":[{"slot":0,"score":3,"kills":1,"deaths":0,"alive":true},...],
-//	 "kills":[{"tick":1200,"victim":2,"killer":0,"left":false},...],
+//	 "kills":[{"tick":1200,"victim":2,"killer":0,"cause":"wall"},...],
 //	 "rollback":0,"drift":[{"slot":1,"mm":1250},...]}
 //
-// kills lists the kill feed up to the shown tick (killer -1: the rim or a
-// head-on crash; killer == victim: its own wall). In a player's view,
+// kills lists the kill feed up to the shown tick: killer is who is credited
+// (-1 none), cause one of rim, wall, own_wall, collision, left (the
+// simulation's names). In a player's view,
 // rollback is how many ticks the last step replayed because late news
 // reached that player (a correction on their screen), and drift how far
 // from its true place that player saw each cycle.
@@ -250,7 +251,8 @@ func appendReplayState(b []byte, p *playback.Player, drift []int64) ([]byte, []i
 		b = strconv.AppendInt(b, k.Tick, 10)
 		b = appendNum(b, "victim", float64(k.Victim))
 		b = appendNum(b, "killer", float64(k.Killer))
-		b = appendBool(b, "left", k.Left)
+		b = append(b, `,"cause":`...)
+		b = appendJSONString(b, k.Cause.String())
 		b = append(b, '}')
 	}
 	b = append(b, ']')
