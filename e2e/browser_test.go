@@ -30,13 +30,14 @@ type pageState struct {
 	Tick    int64 `json:"tick"`
 	You     int   `json:"you"`
 	Players []struct {
-		ID    int     `json:"id"`
-		Name  string  `json:"name"`
-		X     float64 `json:"x"`
-		Y     float64 `json:"y"`
-		Dir   int     `json:"dir"`
-		Alive bool    `json:"alive"`
-		Score int     `json:"score"`
+		ID      int     `json:"id"`
+		Name    string  `json:"name"`
+		X       float64 `json:"x"`
+		Y       float64 `json:"y"`
+		Dir     int     `json:"dir"`
+		Alive   bool    `json:"alive"`
+		Score   int     `json:"score"`
+		Braking bool    `json:"braking"`
 	} `json:"players"`
 	Lags []struct {
 		ID          int     `json:"id"`
@@ -47,6 +48,8 @@ type pageState struct {
 	LeadMs         float64 `json:"lead_ms"`
 	EventsSent     int64   `json:"events_sent"`
 	EventsReceived int64   `json:"events_received"`
+	Phase          int     `json:"phase"`
+	Round          int     `json:"round"`
 }
 
 func (s pageState) player(id int) (x, y float64, dir int, ok bool) {
@@ -96,7 +99,7 @@ type page struct {
 	errs []string
 }
 
-func openPage(t *testing.T, bctx context.Context, url string) *page {
+func openPage(t *testing.T, bctx context.Context, url string, setup ...chromedp.Action[chromedp.Void]) *page {
 	t.Helper()
 	p := &page{}
 	listen := func(ev any) {
@@ -125,7 +128,7 @@ func openPage(t *testing.T, bctx context.Context, url string) *page {
 	ctx, cancel := chromedp.NewContext(bctx, chromedp.WithListener(listen))
 	t.Cleanup(cancel)
 	p.ctx = ctx
-	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
+	if err := chromedp.Do(ctx, append(setup, chromedp.Navigate(url))...); err != nil {
 		t.Fatalf("navigate %s: %v", url, err)
 	}
 	return p

@@ -148,11 +148,12 @@ func retype(id, text string) chromedp.Action[chromedp.Void] {
 	}
 }
 
-// playIn opens the site at base in browser bctx, types name and room in the
-// lobby and clicks Play: how every browser test enters a room.
-func playIn(t *testing.T, bctx context.Context, base, room, name string) *page {
+// playIn opens the site at base in browser bctx (after the setup actions,
+// such as a phone's emulation), types name and room in the lobby and clicks
+// Play: how every browser test enters a room.
+func playIn(t *testing.T, bctx context.Context, base, room, name string, setup ...chromedp.Action[chromedp.Void]) *page {
 	t.Helper()
-	p := openPage(t, bctx, base+"/")
+	p := openPage(t, bctx, base+"/", setup...)
 	if err := chromedp.Do(p.ctx, retype("name", name), retype("room", room), chromedp.Click(chromedp.ID("play"))); err != nil {
 		t.Fatal(err)
 	}

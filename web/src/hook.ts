@@ -2,6 +2,7 @@
 // names; add fields, never rename.
 import type { Remote } from "./core/remote";
 import type { Game } from "./game";
+import type { Sound, SoundReport } from "./hud/sound";
 import { Perf, type PerfReport } from "./perf";
 
 export interface StatePlayer {
@@ -12,6 +13,7 @@ export interface StatePlayer {
   dir: number;
   alive: boolean;
   score: number;
+  braking: boolean;
 }
 
 export interface LagReport {
@@ -33,7 +35,7 @@ export interface StateReport {
   round: number;
 }
 
-export function installHook(current: () => { game: Game | null; remote: Remote | null }): void {
+export function installHook(current: () => { game: Game | null; remote: Remote | null; sound: Sound }): void {
   const hook = {
     /** state is the last frame the page drew and the last numbers the worker sent (4 a second). */
     state(): StateReport {
@@ -57,13 +59,16 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
       }
       for (const c of f.cycles) {
         if (!c.present) continue;
-        out.players.push({ id: c.id, name: game.name(c.id), x: c.x, y: c.y, dir: c.dir, alive: c.alive, score: c.score });
+        out.players.push({ id: c.id, name: game.name(c.id), x: c.x, y: c.y, dir: c.dir, alive: c.alive, score: c.score, braking: c.braking });
       }
       return out;
     },
     perf(): PerfReport {
       const { game } = current();
       return game ? game.perf.report() : new Perf().report();
+    },
+    sound(): SoundReport {
+      return current().sound.report();
     },
     /** clock sends the worker the page's epoch time and returns how much later the worker's epoch clock read on receipt, ms. */
     async clock(): Promise<number> {
