@@ -35,7 +35,7 @@
 //	 20 BaseSpeed       cruising speed, mm/s (gauge scale)
 //	 21..31             reserved, zero
 //	cycle records (Cycles x CycleWords words), slot i at HeaderWords + i*CycleWords
-//	  0 flags (CyclePresent, CycleInRound, CycleAlive, CycleBraking, CycleWalls)
+//	  0 flags (CyclePresent, CycleInRound, CycleAlive, CycleBraking, CycleWalls, CycleHuman)
 //	  1 dir (0 east +x, 1 north +y, 2 west, 3 south)
 //	  2 x, 3 y              mm
 //	  4 turnX, 5 turnY      mm: the open wall runs from here to (x, y)
@@ -46,8 +46,9 @@
 //	 12 rubberUsed          µm
 //	 13 odo, 14 segOdo      mm, distance driven (finite trails recede by it)
 //	 15 killer              -1 none
-//	 16 cause              why it died this round (Cause*), CauseNone while alive
-//	 17..19                 reserved, zero
+//	 16 cause              why it died this round (sim.DeathCause), sim.CauseNone while alive
+//	 17 team               its team this round
+//	 18..19                 reserved, zero
 //	wall records (WallN x WallWords words): x1, y1, x2, y2 (mm), odo (mm), owner
 //
 // web/build generates web/src/core/layout.ts from these constants (and the
@@ -72,7 +73,7 @@ import (
 )
 
 // Magic identifies the layout version in word 0.
-const Magic = 0x57540002
+const Magic = 0x57540003
 
 // Sizes of the three record kinds, in int32 words.
 const (
@@ -125,6 +126,7 @@ const (
 	CSegOdo
 	CKiller
 	CCause
+	CTeam
 )
 
 // Wall record word offsets.
@@ -137,15 +139,6 @@ const (
 	WOwner
 )
 
-// Death causes in a cycle record's CCause word, for the kill feed.
-const (
-	CauseNone   = iota // alive, or not in the round
-	CauseKilled        // hit another player's wall; CKiller says whose
-	CauseSelf          // hit its own wall
-	CauseRim           // hit the arena's rim
-	CauseCrash         // ran into another cycle head-on, or into a wall gone since
-	CauseLeft          // its player left the room
-)
 
 // FlagNotices in the header's Flags word tells the reader that chat lines or
 // server errors wait to be drained (a separate, rare call).
@@ -158,6 +151,7 @@ const (
 	CycleAlive
 	CycleBraking
 	CycleWalls // its walls still stand (they vanish some time after death)
+	CycleHuman // a person rides it, not a bot
 )
 
 // DefaultMaxWalls bounds the walls sent in one frame so the buffer stays small
@@ -257,7 +251,7 @@ func putCycle(r words, s *sim.State, id int, c *sim.Cycle) {
 	for _, b := range [...]struct {
 		on  bool
 		bit int64
-	}{{c.Present, CyclePresent}, {c.InRound, CycleInRound}, {c.Alive, CycleAlive}, {c.Braking, CycleBraking}} {
+	}{{c.Present, CyclePresent}, {c.InRound, CycleInRound}, {c.Alive, CycleAlive}, {c.Braking, CycleBraking}, {c.Human, CycleHuman}} {
 		if b.on {
 			f |= b.bit
 		}
@@ -285,41 +279,12 @@ func putCycle(r words, s *sim.State, id int, c *sim.Cycle) {
 	r.put(COdo, mm(c.Odo))
 	r.put(CSegOdo, mm(c.SegOdo))
 	r.put(CKiller, int64(c.Killer))
-	r.put(CCause, int64(deathCause(s, id, c)))
-	for i := CCause + 1; i < CycleWords; i++ {
+	r.put(CCause, int64(c.Cause))
+	r.put(CTeam, int64(c.Team))
+	for i := CTeam + 1; i < CycleWords; i++ {
 		r.put(i, 0)
 	}
 }
-
-// deathCause tells why cycle id died this round. The simulation keeps only
-// the killer, so the rest is read off the arena: what lies just ahead of the
-// wreck. A head-on crash leaves the other cycle's closed wall there and no
-// killer.
-func deathCause(s *sim.State, id int, c *sim.Cycle) int {
-	switch {
-	case c.Alive || !c.InRound:
-		return CauseNone
-	case !c.Present:
-		return CauseLeft
-	case c.Killer >= 0 && int(c.Killer) != id:
-		return CauseKilled
-	}
-	gap, owner := s.Ray(c.X, c.Y, c.Dir, deathReach, id)
-	switch {
-	case gap < 0:
-		return CauseCrash
-	case owner == sim.OwnerRim:
-		return CauseRim
-	case owner == id:
-		return CauseSelf
-	}
-	return CauseCrash
-}
-
-// deathReach is how far ahead of a wreck deathCause looks for what it hit:
-// rubber stops a cycle within centimetres of the wall.
-const deathReach = sim.Meter / 2
-
 // words is a byte slice written as little-endian int32 words.
 type words []byte
 

@@ -56,7 +56,8 @@ export class KillFeed {
   }
 }
 
-/** line renders one death: "alice cut off bob", "Flynn hit the rim". */
+/** line renders one death: "alice cut off bob", "Flynn hit the rim". A rim
+ * or own-wall death may credit the enemy whose wall trapped the cycle. */
 export function line(id: number, cause: number, killer: number, name: (id: number) => string): HTMLElement {
   const div = el("div", "", "kill");
   const who = (p: number) => {
@@ -64,21 +65,27 @@ export function line(id: number, cause: number, killer: number, name: (id: numbe
     s.style.color = colorCSS(p);
     return s;
   };
+  const trapped = killer >= 0 && killer !== id;
   switch (cause) {
-    case Cause.Killed:
-      div.append(who(killer), " cut off ", who(id));
+    case Cause.Wall:
+      if (trapped) div.append(who(killer), " cut off ", who(id));
+      else div.append(who(id), " hit a wall");
       break;
     case Cause.Rim:
       div.append(who(id), " hit the rim");
       break;
-    case Cause.Self:
+    case Cause.OwnWall:
       div.append(who(id), " ran into their own wall");
+      break;
+    case Cause.Collision:
+      div.append(who(id), " crashed head-on");
       break;
     case Cause.Left:
       div.append(who(id), " left");
-      break;
+      return div;
     default:
       div.append(who(id), " crashed");
   }
+  if (trapped && cause !== Cause.Wall) div.append(", trapped by ", who(killer));
   return div;
 }
