@@ -139,7 +139,6 @@ const (
 	WOwner
 )
 
-
 // FlagNotices in the header's Flags word tells the reader that chat lines or
 // server errors wait to be drained (a separate, rare call).
 const FlagNotices = 1
@@ -285,6 +284,7 @@ func putCycle(r words, s *sim.State, id int, c *sim.Cycle) {
 		r.put(i, 0)
 	}
 }
+
 // words is a byte slice written as little-endian int32 words.
 type words []byte
 
