@@ -74,7 +74,7 @@ func layoutGroups() []group {
 			{"BadName", int64(proto.CloseBadName)}, {"NameTaken", int64(proto.CloseNameTaken)},
 			{"BadToken", int64(proto.CloseBadToken)}, {"Replaced", int64(proto.CloseReplaced)},
 			{"Kicked", int64(proto.CloseKicked)}, {"Timeout", int64(proto.CloseTimeout)},
-			{"Shutdown", int64(proto.CloseShutdown)},
+			{"Shutdown", int64(proto.CloseShutdown)}, {"AddrLimit", int64(proto.CloseAddrLimit)},
 		}},
 	}
 }

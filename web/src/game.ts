@@ -159,6 +159,7 @@ export class Game implements InputSink {
         case Close.NameTaken:
         case Close.Replaced:
         case Close.Kicked:
+        case Close.AddrLimit:
           // Trying again would get the same answer.
           this.fatal = true;
           this.remote.stop();

@@ -118,6 +118,7 @@ export const Close = {
   Kicked: 8,
   Timeout: 9,
   Shutdown: 10,
+  AddrLimit: 11,
 } as const;
 
 export type PressKind = (typeof Press)[keyof typeof Press];
