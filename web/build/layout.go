@@ -68,6 +68,9 @@ func layoutGroups() []group {
 			{"Left", int64(sim.EvTurnLeft)}, {"Right", int64(sim.EvTurnRight)},
 			{"BrakeOn", int64(sim.EvBrakeOn)}, {"BrakeOff", int64(sim.EvBrakeOff)},
 		}},
+		{"Msg", "proto.Type values the worker looks at (a message's first byte).", []constant{
+			{"Ping", int64(proto.TypePing)},
+		}},
 		{"Close", "proto.CloseCode values: why the server closed the connection.", []constant{
 			{"Other", int64(proto.CloseOther)}, {"Protocol", int64(proto.CloseProtocol)},
 			{"Version", int64(proto.CloseVersion)}, {"RoomFull", int64(proto.CloseRoomFull)},

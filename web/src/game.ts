@@ -180,6 +180,7 @@ export class Game implements InputSink {
       return;
     }
     this.remote.press(kind, eventTimeStamp);
+    this.perf.input.push(performance.now() - eventTimeStamp);
     this.sound.unlock();
   }
 

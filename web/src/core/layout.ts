@@ -105,6 +105,11 @@ export const Press = {
   BrakeOff: 4,
 } as const;
 
+/** proto.Type values the worker looks at (a message's first byte). */
+export const Msg = {
+  Ping: 3,
+} as const;
+
 /** proto.CloseCode values: why the server closed the connection. */
 export const Close = {
   Other: 0,
