@@ -13,8 +13,8 @@ import (
 
 // TestBrowserPlayToRiding: a newcomer who clicks Play in a room where bots
 // are mid-round rides a live cycle of their own within 10 s (issue 11): the
-// round ends 2 s after no human is alive (FINISH_TYPE, package sim), then
-// the winner's pause and the 4 s countdown. docs/performance.md records the
+// round ends 2 s after no human is alive (FINISH_TYPE, package sim), with no
+// winner to show, then the 4 s countdown. docs/performance.md records the
 // time measured.
 func TestBrowserPlayToRiding(t *testing.T) {
 	browserTests(t)
