@@ -23,7 +23,7 @@
 //	  8 TickRate        ticks per second
 //	  9 Arena           arena side, mm
 //	 10 TurnDelayMs     minimum time between turns (lag-o-meter lobes)
-//	 11 DeadWallTicks   a dead cycle's walls vanish this many ticks after death
+//	 11 DeadWallTicks   a dead cycle's walls vanish this many ticks after death (-1 never)
 //	 12 WallsLength     trail length in mm, <= 0 infinite
 //	 13 Cycles          cycle records that follow (always sim.MaxPlayers)
 //	 14 WallTotal       walls this round has now
@@ -31,8 +31,9 @@
 //	 16 WallN           wall records in this buffer
 //	 17 UpdateMicros    time the caller spent advancing the simulation
 //	 18 Flags           FlagNotices: the caller has notices to drain
-//	 19 Rubber          rubber a cycle may use up before it dies, µm (gauge scale)
-//	 20 BaseSpeed       cruising speed, mm/s (gauge scale)
+//	 19 Rubber          Config.Rubber, µm: the rubber gauge's scale
+//	 20 BaseSpeed       Config.BaseSpeed, mm/s: the speed gauge's (a settings set's
+//	                    speed factor and ping rubber may go past them; the gauges stop full)
 //	 21..31             reserved, zero
 //	cycle records (Cycles x CycleWords words), slot i at HeaderWords + i*CycleWords
 //	  0 flags (CyclePresent, CycleInRound, CycleAlive, CycleBraking, CycleWalls, CycleHuman)
@@ -196,10 +197,10 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 	w.put(HMatch, match)
 	w.put(HWinner, int64(s.Winner()))
 	w.put(HTickRate, cfg.TickRate)
-	w.put(HArena, mm(cfg.ArenaSize))
+	w.put(HArena, mm(s.Arena())) // the round's: the settings set decides it
 	w.put(HTurnDelayMs, cfg.TurnDelayMs)
-	w.put(HDeadWallTicks, (cfg.DeadWallDelayMs*cfg.TickRate+999)/1000)
-	w.put(HWallsLength, mm(cfg.WallsLength))
+	w.put(HDeadWallTicks, s.DeadWallTicks()) // -1: they stay
+	w.put(HWallsLength, mm(s.WallsLength()))
 	w.put(HCycles, sim.MaxPlayers)
 	w.put(HWallTotal, int64(len(walls)))
 	w.put(HWallFrom, int64(from))

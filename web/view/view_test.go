@@ -188,7 +188,7 @@ func TestFrameCycles(t *testing.T) {
 	if w[HTick] != int32(s.Tick()) || w[HYou] != 1 || w[HPhase] != int32(sim.PhasePlay) || w[HUpdateMicros] != 1234 || w[HFlags] != FlagNotices {
 		t.Fatalf("header %v", w[:HeaderWords])
 	}
-	if w[HArena] != 500_000 || w[HTickRate] != 120 || w[HCycles] != sim.MaxPlayers {
+	if w[HArena] != int32(s.Arena()/1000) || w[HTickRate] != 120 || w[HCycles] != sim.MaxPlayers {
 		t.Fatalf("header config words %v", w[:HeaderWords])
 	}
 	c := s.Cycle(1)
@@ -211,7 +211,7 @@ func TestFrameDeadWallsVanish(t *testing.T) {
 	for range 20000 {
 		step(s, bots)
 		for i := range 4 {
-			if c := s.Cycle(i); c.InRound && !c.Alive && s.Tick() > c.DeathTick+int64(s.Config().DeadWallDelayMs)*120/1000+1 {
+			if c := s.Cycle(i); c.InRound && !c.Alive && s.Tick() > c.DeathTick+s.DeadWallTicks()+1 {
 				dead = i
 			}
 		}
