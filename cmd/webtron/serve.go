@@ -60,6 +60,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 // serveOptions are what serve needs besides the server's configuration.
 type serveOptions struct {
 	addr, pprof string
+	drain       time.Duration // before Shutdown, for a cluster node
 }
 
 // parseServe reads flags and environment into a server configuration.
@@ -67,7 +68,11 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var f serveFlags
+	var cf clusterFlags
 	env := f.register(fs)
+	for k, v := range cf.register(fs) {
+		env[k] = v
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(os.Stderr)
@@ -127,7 +132,10 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 			cfg.Origins = append(cfg.Origins, o)
 		}
 	}
-	return cfg, serveOptions{addr: f.addr, pprof: f.pprof}, nil
+	if cfg.Cluster, err = cf.options(f.addr, f.data); err != nil {
+		return server.Config{}, serveOptions{}, err
+	}
+	return cfg, serveOptions{addr: f.addr, pprof: f.pprof, drain: cf.drain}, nil
 }
 
 // runServe runs the game server until SIGINT or SIGTERM, then closes every
@@ -177,6 +185,9 @@ func runServe(args []string) error {
 	case <-ctx.Done():
 	}
 	stop() // a second signal kills the process the usual way
+	if cfg.Cluster != nil {
+		drain(srv, opt.drain)
+	}
 	cfg.Logger.Info("webtron: shutting down")
 	shut, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
 	defer cancel()
