@@ -30,6 +30,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	natsserver "github.com/nats-io/nats-server/v2/server"
@@ -154,6 +155,7 @@ type Node struct {
 	kv    jetstream.KeyValue // nil until the bucket is ready
 	ready chan struct{}      // closed once the bucket is ready
 
+	leader  atomic.Pointer[string] // the lease stream's leader (leaderLoop)
 	leases  leaseTable
 	reg     registry
 	metrics Metrics
@@ -191,8 +193,9 @@ func Start(o Options) (*Node, error) {
 		n.shutdownServer()
 		return nil, err
 	}
-	n.wg.Add(3)
+	n.wg.Add(4)
 	go n.openBucket()
+	go n.leaderLoop()
 	go n.announceLoop()
 	go n.renewLoop()
 	return n, nil

@@ -43,6 +43,11 @@ func startEmbedded(o *Options, log *slog.Logger) (*natsserver.Server, error) {
 			return nil, fmt.Errorf("%w: --nats-cluster: %v", ErrOptions, err)
 		}
 		so.Cluster = natsserver.ClusterOpts{Name: clusterName, Host: host, Port: port}
+		if so.DontListen {
+			// Routing starts only once a client port is open: give it one
+			// on loopback, on a free port, and tell no client about it.
+			so.DontListen, so.Host, so.Port, so.Cluster.NoAdvertise = false, "127.0.0.1", -1, true
+		}
 		so.Routes = natsserver.RoutesFromStr(strings.Join(o.Routes, ","))
 		for i, r := range so.Routes {
 			if r == nil || r.Host == "" {
@@ -82,6 +87,6 @@ type slogLogger struct{ l *slog.Logger }
 func (s slogLogger) Noticef(format string, v ...any) { s.l.Debug(fmt.Sprintf(format, v...)) }
 func (s slogLogger) Warnf(format string, v ...any)   { s.l.Warn(fmt.Sprintf(format, v...)) }
 func (s slogLogger) Fatalf(format string, v ...any)  { s.l.Error(fmt.Sprintf(format, v...)) }
-func (s slogLogger) Errorf(format string, v ...any)  { s.l.Error(fmt.Sprintf(format, v...)) }
+func (s slogLogger) Errorf(format string, v ...any)  { s.l.Warn(fmt.Sprintf(format, v...)) } // it retries by itself
 func (s slogLogger) Debugf(string, ...any)           {}
 func (s slogLogger) Tracef(string, ...any)           {}

@@ -160,11 +160,19 @@ func (n *Node) self() Owner {
 
 func (n *Node) mine(o Owner) bool { return o.Node == n.opt.Name && o.Incarnation == n.inc }
 
-// Acquire takes room's lease for this node: it creates the key when nobody
-// holds it, or replaces it, compare-and-set on its revision, when its holder
-// is dead (Alive). It returns the owner afterwards: this node when it holds
-// the lease, else whoever does.
+// Acquire takes room's lease for this node (Claim for itself).
 func (n *Node) Acquire(ctx context.Context, room string) (Owner, error) {
+	return n.Claim(ctx, room, NodeInfo{Name: n.opt.Name, Incarnation: n.inc, URL: n.opt.PublicURL})
+}
+
+// Claim names target (Place's choice) the holder of room's lease: it creates
+// the key when nobody holds it, or replaces it, compare-and-set on its
+// revision, when its holder is dead (Alive). It returns the owner
+// afterwards: target when the claim won, else whoever holds the room. A
+// lease this node wins for itself is held (renewed) from now on; one won
+// for another node is that node's to Adopt when the join it placed
+// arrives, and expires if it never does.
+func (n *Node) Claim(ctx context.Context, room string, target NodeInfo) (Owner, error) {
 	kv := n.bucket()
 	if kv == nil {
 		return Owner{}, ErrNotReady
@@ -195,19 +203,25 @@ func (n *Node) Acquire(ctx context.Context, room string) (Owner, error) {
 		delete(n.leases.pending, room)
 		n.leases.mu.Unlock()
 	}()
-	return n.acquire(ctx, kv, room)
+	return n.claim(ctx, kv, room, Owner{Node: target.Name, Incarnation: target.Incarnation, URL: target.URL})
 }
 
-func (n *Node) acquire(ctx context.Context, kv jetstream.KeyValue, room string) (Owner, error) {
-	val, _ := json.Marshal(n.self())
+func (n *Node) claim(ctx context.Context, kv jetstream.KeyValue, room string, want Owner) (Owner, error) {
+	val, _ := json.Marshal(want)
 	key := roomKey(room)
+	won := func(rev uint64) Owner {
+		if n.mine(want) {
+			n.hold(room, rev)
+		}
+		want.Rev = rev
+		return want
+	}
 	// A replica that serves reads may lag the leader that decides writes for
 	// a moment: a few rounds settle what a stale read left open.
 	for range 5 {
 		rev, err := kv.Create(ctx, key, val)
 		if err == nil {
-			n.hold(room, rev)
-			return n.self(), nil
+			return won(rev), nil
 		}
 		if !errors.Is(err, jetstream.ErrKeyExists) {
 			return Owner{}, fmt.Errorf("cluster: creating the lease of %q: %w", room, err)
@@ -219,23 +233,37 @@ func (n *Node) acquire(ctx context.Context, kv jetstream.KeyValue, room string) 
 		case !ok:
 			continue // expired or released meanwhile, or a stale read
 		case n.mine(o):
-			n.hold(room, o.Rev) // ours already (an acknowledgement lost on the way)
-			return n.self(), nil
+			n.hold(room, o.Rev) // ours already (placed here by another node, or an answer lost)
+			return o, nil
 		case n.Alive(o):
 			return o, nil
 		}
 		rev, err = kv.Update(ctx, key, val, o.Rev)
 		if err == nil {
 			n.metrics.Takeovers.Add(1)
-			n.log.Info("cluster: took over the room of a dead node", "room", room, "from", o.Node)
-			n.hold(room, rev)
-			return n.self(), nil
+			n.log.Info("cluster: took over the room of a dead node", "room", room, "from", o.Node, "to", want.Node)
+			return won(rev), nil
 		}
 		if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			return Owner{}, fmt.Errorf("cluster: taking over the lease of %q: %w", room, err)
 		}
 	}
 	return Owner{}, fmt.Errorf("cluster: the lease of %q keeps changing hands", room)
+}
+
+// Adopt starts holding (renewing) a lease that names this node, as read by
+// Lookup or returned by Claim: another node placed the room here.
+func (n *Node) Adopt(room string, o Owner) error {
+	if !n.mine(o) {
+		return fmt.Errorf("cluster: the lease of %q names %s, not this node", room, o.Node)
+	}
+	n.leases.mu.Lock()
+	l := n.leases.held[room]
+	n.leases.mu.Unlock()
+	if l == nil {
+		n.hold(room, o.Rev)
+	}
+	return nil
 }
 
 func (n *Node) hold(room string, rev uint64) {
@@ -262,6 +290,33 @@ func (n *Node) Release(ctx context.Context, room string) error {
 		return fmt.Errorf("cluster: releasing %q: %w", room, err)
 	}
 	return nil
+}
+
+// leaderLoop notes which server leads the lease stream, every few seconds,
+// for /api/nodes: the operator (and the failover test) can see whose loss
+// would stall lease writes.
+func (n *Node) leaderLoop() {
+	defer n.wg.Done()
+	select {
+	case <-n.ready:
+	case <-n.ctx.Done():
+		return
+	}
+	for {
+		ctx, cancel := n.opctx()
+		if st, err := n.js.Stream(ctx, "KV_"+Bucket); err == nil {
+			if info := st.CachedInfo(); info.Cluster != nil {
+				l := info.Cluster.Leader
+				n.leader.Store(&l)
+			}
+		}
+		cancel()
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-time.After(3 * time.Second):
+		}
+	}
 }
 
 // renewLoop renews every held lease each Options.Renew.

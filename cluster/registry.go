@@ -41,7 +41,11 @@ type NodeInfo struct {
 	Renewals    uint64     `json:"lease_renewals"`
 	Failures    uint64     `json:"lease_renewal_failures"`
 	Losses      uint64     `json:"lease_losses"`
-	Gone        bool       `json:"gone,omitempty"` // a goodbye: the node is stopping
+	Ready       bool       `json:"ready"` // its lease bucket is usable
+	// LeaseLeader is the server leading the lease bucket's stream, as this
+	// node last asked (every few seconds): the one whose loss stalls writes.
+	LeaseLeader string `json:"lease_leader"`
+	Gone        bool   `json:"gone,omitempty"` // a goodbye: the node is stopping
 	// SeenAgoMs is how long ago its last heartbeat arrived (in /api/nodes).
 	SeenAgoMs int64 `json:"seen_ago_ms"`
 }
@@ -108,6 +112,10 @@ func (n *Node) info() NodeInfo {
 	i.Leases = len(n.leases.held)
 	n.leases.mu.Unlock()
 	i.Renewals, i.Failures, i.Losses = n.metrics.Renewals.Load(), n.metrics.RenewFailures.Load(), n.metrics.Losses.Load()
+	i.Ready = n.bucket() != nil
+	if l := n.leader.Load(); l != nil {
+		i.LeaseLeader = *l
+	}
 	if i.Rooms == nil {
 		i.Rooms = []RoomInfo{}
 	}

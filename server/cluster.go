@@ -45,14 +45,13 @@ var (
 	reasonOwnerDown = reason{label: "owner_lost", code: proto.CloseShutdown, text: "the server hosting this room went away: rejoining", status: websocket.StatusGoingAway, tell: true}
 )
 
-// hopHeader marks a WebSocket opened by another node's proxy, with the
-// number of nodes the join has been through: the node it reaches serves
-// the room itself or refuses, so a join never wanders in a loop.
+// hopHeader marks a WebSocket opened by another node's proxy: the node it
+// reaches serves the room itself or refuses, so that a join is proxied
+// once at most (a chain would tie a player to two nodes' lives).
 const hopHeader = "Webtron-Hop"
 
-// maxHops bounds a join's forwards: one to the owner or the placed node,
-// one more when the placed node lost a race for the room.
-const maxHops = 2
+// maxHops bounds a join's forwards: one, to the owner.
+const maxHops = 1
 
 // startCluster joins the cluster configured in Config.Cluster.
 func (s *Server) startCluster() error {
@@ -134,38 +133,30 @@ func (g *clusterNode) join(c *conn, name string, hello *proto.Hello) *reason {
 		s.log.Warn("cluster: cannot read a room's lease", "room", name, "err", err)
 		return &reasonBusy
 	}
-	self := owner.Node == node.Name() && owner.Incarnation == node.Incarnation()
-	switch {
-	case held && self:
-		_, why := s.attach(c, name)
-		return why
-	case held && node.Alive(owner):
-		return g.forward(c, owner.URL, hello)
-	}
-	// Nobody alive holds the room: it opens on the node with the most free
-	// capacity, unless another node already chose this one for it.
-	if c.hop == 0 {
+	if !held || !node.Alive(owner) {
+		// Nobody alive holds the room: it opens on the node with the most
+		// free capacity, named in the lease by this node, so that the
+		// node's first join finds the room its own.
 		target, ok := node.Place(name, s.cfg.Seats)
 		if !ok {
 			return &reasonNoNode
 		}
-		if target.Name != node.Name() {
-			return g.forward(c, target.URL, hello)
+		if owner, err = node.Claim(ctx, name, target); err != nil {
+			s.log.Warn("cluster: cannot take a room's lease", "room", name, "err", err)
+			return &reasonBusy
 		}
 	}
-	if g.draining.Load() {
-		return &reasonDrain
+	if owner.Node == node.Name() && owner.Incarnation == node.Incarnation() {
+		if g.draining.Load() {
+			return &reasonDrain
+		}
+		if err := node.Adopt(name, owner); err != nil {
+			return &reasonBusy
+		}
+		_, why := s.attach(c, name)
+		return why
 	}
-	owner, err = node.Acquire(ctx, name)
-	if err != nil {
-		s.log.Warn("cluster: cannot take a room's lease", "room", name, "err", err)
-		return &reasonBusy
-	}
-	if owner.Node != node.Name() || owner.Incarnation != node.Incarnation() {
-		return g.forward(c, owner.URL, hello) // another node won the race
-	}
-	_, why := s.attach(c, name)
-	return why
+	return g.forward(c, owner.URL, hello)
 }
 
 // hasRoom reports whether room name is open here.
