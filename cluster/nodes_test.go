@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +51,7 @@ func TestClusterEmbedded(t *testing.T) {
 			args: nodeArgs(name, addr, filepath.Join(dir, name), "--nats-cluster", fmt.Sprintf("127.0.0.1:%d", ports[3+i]),
 				"--nats-routes", strings.Join(routes, ","))}}
 	}
-	c := &clusterRun{t: t, nodes: nodes, leader: func(name string) *proc {
+	c := &clusterRun{t: t, nodes: nodes, drain: true, leader: func(name string) *proc {
 		for _, n := range nodes {
 			if n.name == name {
 				return &n.proc
@@ -98,7 +99,7 @@ func TestClusterDebianNATS(t *testing.T) {
 		nodes[i] = &node{addr: addr, proc: proc{t: t, name: name, log: filepath.Join(dir, name+".log"),
 			args: nodeArgs(name, addr, filepath.Join(dir, name), "--nats", strings.Join(mine, ","))}}
 	}
-	c := &clusterRun{t: t, nodes: nodes, leader: func(name string) *proc { return servers[name] }}
+	c := &clusterRun{t: t, nodes: nodes, drain: true, leader: func(name string) *proc { return servers[name] }}
 	c.run()
 }
 
@@ -112,6 +113,7 @@ type clusterRun struct {
 	t      *testing.T
 	nodes  []*node
 	leader func(server string) *proc // the process whose kill loses the stream's leader
+	drain  bool                      // end with a drain (SIGTERM) of a node
 	rng    *rand.Rand
 
 	mu      sync.Mutex
@@ -271,6 +273,75 @@ func (c *clusterRun) run() {
 			}
 		}
 	}
+	if c.drain {
+		if dead != nil { // its NATS server too: bring the quorum back first
+			dead.start()
+			waitCluster(t, c.nodes, 60*time.Second)
+		}
+		c.drainOne(ctx)
+	}
+}
+
+// drainOne stops a node holding rooms with SIGTERM: its players are told
+// to rejoin, its rounds are written as replays, and the rooms open again
+// on the other nodes.
+func (c *clusterRun) drainOne(ctx context.Context) {
+	t := c.t
+	own := c.ownersAgreed(c.nodes)
+	var d *node
+	idx := -1
+	for i, n := range c.nodes {
+		if n.running() && slices.Contains(slices.Collect(maps.Values(own)), n.name) {
+			d, idx = n, i
+			break
+		}
+	}
+	if d == nil {
+		t.Fatal("no node to drain")
+	}
+	var mine []*tplayer
+	for _, p := range c.livePlayers() {
+		if own[p.room] == d.name && p.via != idx {
+			mine = append(mine, p)
+		}
+	}
+	t.Logf("SIGTERM %s (%d players proxied to its rooms)", d.name, len(mine))
+	start := time.Now()
+	d.stop(20 * time.Second)
+	t.Logf("%s drained and exited in %v", d.name, time.Since(start).Round(10*time.Millisecond))
+	for _, p := range mine {
+		if err := p.Err(); err == nil || !strings.Contains(err.Error(), "rejoining") {
+			t.Fatalf("%s in %s: want a close telling it to rejoin, got %v", p.Name(), p.room, err)
+		}
+	}
+	replays, _ := filepath.Glob(filepath.Join(filepath.Dir(d.log), d.name, "replays", "*", "*"))
+	if len(replays) == 0 {
+		t.Fatalf("%s wrote no replay", d.name)
+	}
+	survivor := -1
+	for i, n := range c.nodes {
+		if n.running() {
+			survivor = i
+		}
+	}
+	var back []*tplayer
+	for _, p := range mine {
+		back = append(back, c.dial(ctx, p.room, p.Name(), survivor, nil))
+	}
+	c.play(ctx, back)
+	waitFor(t, 5*time.Second, "drained rooms listed on other nodes", func() error {
+		after, err := owners(c.nodes[survivor])
+		if err != nil {
+			return err
+		}
+		for _, p := range back {
+			if o := after[p.room]; o == "" || o == d.name {
+				return fmt.Errorf("%s listed on %q", p.room, o)
+			}
+		}
+		return nil
+	})
+	t.Logf("%d players rejoined the drained rooms on other nodes; %d replays written", len(back), len(replays))
 }
 
 // dial connects a player to room through node via, with a reconnect token
