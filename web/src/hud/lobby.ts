@@ -82,7 +82,11 @@ export class Lobby {
     }
     const table = el("table");
     const head = el("tr");
-    head.append(el("th", "Room"), el("th", "Players"), el("th", "Bots"), el("th", "Watching"), el("th"));
+    // Several servers share the lobby: say which one hosts each room.
+    const nodes = rooms.some((r) => r.node !== "");
+    head.append(el("th", "Room"), el("th", "Players"), el("th", "Bots"), el("th", "Watching"));
+    if (nodes) head.append(el("th", "Server"));
+    head.append(el("th"));
     table.append(head);
     for (const r of rooms) {
       const tr = el("tr");
@@ -97,7 +101,9 @@ export class Lobby {
       });
       const td = el("td");
       td.append(go);
-      tr.append(el("td", r.name, "rname"), el("td", String(r.players)), el("td", String(r.bots)), el("td", String(r.spectators)), td);
+      tr.append(el("td", r.name, "rname"), el("td", String(r.players)), el("td", String(r.bots)), el("td", String(r.spectators)));
+      if (nodes) tr.append(el("td", r.node));
+      tr.append(td);
       table.append(tr);
     }
     this.list.replaceChildren(table);
