@@ -239,7 +239,8 @@ func owners(n *node) (map[string]string, error) {
 
 // natsServer runs Debian's nats-server (2.9.10 on Debian 12) with a config
 // of its own: JetStream on, its own ports and store.
-func natsServer(t *testing.T, dir, name string, port, route int, routes []int) *proc {
+// A monitor port (0: none) serves /varz.
+func natsServer(t *testing.T, dir, name string, port, route int, routes []int, monitor ...int) *proc {
 	t.Helper()
 	var rs []string
 	for _, r := range routes {
@@ -250,6 +251,9 @@ listen: 127.0.0.1:%d
 jetstream { store_dir: %q, max_memory_store: 64MB, max_file_store: 1GB }
 cluster { name: webtron-test, listen: 127.0.0.1:%d, routes: [%s] }
 `, name, port, filepath.Join(dir, name), route, strings.Join(rs, ", "))
+	if len(monitor) > 0 {
+		conf += fmt.Sprintf("http: 127.0.0.1:%d\n", monitor[0])
+	}
 	path := filepath.Join(dir, name+".conf")
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
