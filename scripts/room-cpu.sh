@@ -9,14 +9,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-60}
-PORT=${PORT:-8097}
-PPROF=${PPROF:-6097}
+PORT=${PORT:-18297}
+PPROF=${PPROF:-18296}
 out=${OUT:-$(mktemp -d)}
 go build -o "$out/webtron" ./cmd/webtron
 "$out/webtron" serve --addr 127.0.0.1:$PORT --bots 7 --data "$out/data" --pprof 127.0.0.1:$PPROF ${SERVE_FLAGS:-} >"$out/serve.log" 2>&1 &
 srv=$!
 trap 'kill $srv 2>/dev/null || true' EXIT
 sleep 1
+kill -0 $srv 2>/dev/null || { cat "$out/serve.log"; exit 1; }
 cpu() { awk '{ print ($14 + $15) / 100 }' /proc/$srv/stat; } # utime + stime, 100 Hz clock ticks
 before=$(cpu)
 curl -s -o "$out/cpu.pprof" "127.0.0.1:$PPROF/debug/pprof/profile?seconds=$DURATION" &
