@@ -35,7 +35,11 @@ func webtronBinary(t *testing.T) string {
 			return
 		}
 		binary = filepath.Join(binDir, "webtron")
-		out, err := exec.Command("go", "build", "-o", binary, "webtron/cmd/webtron").CombinedOutput()
+		args := []string{"build", "-o", binary}
+		if os.Getenv("WEBTRON_RACE") != "" { // the nodes under the race detector
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, "webtron/cmd/webtron")...).CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("building webtron: %v\n%s", err, out)
 		}

@@ -1,10 +1,12 @@
 package cluster_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -137,6 +139,11 @@ func (c *clusterRun) run() {
 	t.Cleanup(func() {
 		for _, n := range c.nodes {
 			n.stop(8 * time.Second)
+		}
+		for _, n := range c.nodes {
+			if b, _ := os.ReadFile(n.log); bytes.Contains(b, []byte("DATA RACE")) {
+				t.Errorf("%s: data race (WEBTRON_RACE=1 build):\n%s", n.name, b)
+			}
 		}
 		if t.Failed() {
 			for _, n := range c.nodes {
