@@ -107,7 +107,9 @@ func TestClusterDebianNATS(t *testing.T) {
 
 func nodeArgs(name, addr, data string, extra ...string) []string {
 	return append([]string{binary, "serve", "--addr", addr, "--node-name", name, "--public-url", "http://" + addr,
-		"--data", data, "--bots", "2", "--seats", "4", "--drain-timeout", "5s"}, extra...)
+		"--data", data, "--bots", "2", "--seats", "4", "--drain-timeout", "5s",
+		// Every player of the test comes from 127.0.0.1.
+		"--max-conns-per-addr", "0", "--rooms-per-addr", "0"}, extra...)
 }
 
 // clusterRun is one run of the scenario over three nodes.

@@ -29,6 +29,7 @@ const (
 	MetricRooms        = "webtron_rooms"
 	MetricPlayers      = "webtron_players"
 	MetricConnections  = "webtron_connections"
+	MetricHTTPConns    = "webtron_http_connections"
 	MetricTickDuration = "webtron_tick_duration_seconds"
 	MetricTickLateness = "webtron_tick_lateness_seconds"
 	MetricRollback     = "webtron_rollback_ticks"
@@ -90,6 +91,9 @@ func newMetrics(s *Server) *metrics {
 	}
 	gauge(MetricRooms, "Rooms open.", nil, func(t *popTotals) float64 { return float64(t.rooms) })
 	gauge(MetricConnections, "WebSocket connections open.", nil, func(t *popTotals) float64 { return float64(t.conns) })
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: MetricHTTPConns,
+		Help: "HTTP connections open (kept alive or in a request), WebSockets not counted; Serve only."},
+		func() float64 { return float64(s.httpConns.Load()) }))
 	gauge(MetricPlayers, "Players seated in rooms, by kind.", prometheus.Labels{"kind": "human"},
 		func(t *popTotals) float64 { return float64(t.players) })
 	gauge(MetricPlayers, "Players seated in rooms, by kind.", prometheus.Labels{"kind": "bot"},

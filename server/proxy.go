@@ -133,12 +133,8 @@ func (u *upstream) close() {
 	})
 }
 
-// joinHop reads how many nodes a join came through, and the client's
-// address as the first node saw it.
-func joinHop(r *http.Request) (int, string) {
+// joinHop reads how many nodes a join came through.
+func joinHop(r *http.Request) int {
 	hop, _ := strconv.Atoi(r.Header.Get(hopHeader))
-	if hop <= 0 {
-		return 0, r.RemoteAddr
-	}
-	return min(hop, maxHops), r.Header.Get("X-Forwarded-For")
+	return min(max(hop, 0), maxHops)
 }

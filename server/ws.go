@@ -44,10 +44,11 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	ws.SetReadLimit(int64(maxClientMessage))
 	raw, _ := r.Context().Value(rawConnKey{}).(net.Conn)
 	c := newConn(s, ws, raw)
-	c.hop, c.remote = joinHop(r)
-	if !s.register(c) {
+	c.addr = addrKey(s.clientAddr(r))
+	c.hop, c.remote = joinHop(r), s.clientAddr(r).String()
+	if why := s.register(c); why != nil {
 		go c.writeLoop()
-		c.close(reasonServerFull)
+		c.close(*why)
 		<-c.finished
 		return
 	}
