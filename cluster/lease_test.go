@@ -11,31 +11,16 @@ import (
 	"testing"
 	"time"
 
-	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"webtron/cluster"
+	"webtron/internal/natstest"
 )
 
 // In-process tests of leases and the registry: one NATS server with
 // JetStream, nodes that join it as clients, and a bare client that writes
 // the bucket behind their backs.
-
-func natsForTest(t *testing.T) string {
-	t.Helper()
-	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats server not ready")
-	}
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	return ns.ClientURL()
-}
 
 // lost collects the rooms a node was told it lost.
 type lost struct {
@@ -101,7 +86,7 @@ func until(t *testing.T, d time.Duration, what string, f func() bool) {
 // value at a newer revision (a renewal whose answer was lost) keeps it, and
 // a key gone (expired while writes stalled) is created again and kept.
 func TestRenewFences(t *testing.T) {
-	url := natsForTest(t)
+	url := natstest.Start(t)
 	var l lost
 	a := startNode(t, url, "a", &l)
 	kv := bucket(t, url)
@@ -144,7 +129,7 @@ func TestRenewFences(t *testing.T) {
 // TestClaimTakesOnlyFromTheDead: a room held by a live node stays its own;
 // once that node has gone another takes it over.
 func TestClaimTakesOnlyFromTheDead(t *testing.T) {
-	url := natsForTest(t)
+	url := natstest.Start(t)
 	var la, lb lost
 	a := startNode(t, url, "a", &la)
 	b := startNode(t, url, "b", &lb)
@@ -176,7 +161,7 @@ func TestClaimTakesOnlyFromTheDead(t *testing.T) {
 // TestLeaseExpires: a lease nobody renews leaves the bucket after its TTL
 // (the bucket's MaxAge), and the room is free to claim.
 func TestLeaseExpires(t *testing.T) {
-	url := natsForTest(t)
+	url := natstest.Start(t)
 	a := startNode(t, url, "a", &lost{})
 	b := startNode(t, url, "b", &lost{})
 	ctx := t.Context()
@@ -198,7 +183,7 @@ func TestLeaseExpires(t *testing.T) {
 // pending count and the hash tie-break), and a full or draining node gets
 // none.
 func TestPlaceSpreads(t *testing.T) {
-	url := natsForTest(t)
+	url := natstest.Start(t)
 	a := startNode(t, url, "a", &lost{})
 	startNode(t, url, "b", &lost{})
 	startNode(t, url, "c", &lost{})

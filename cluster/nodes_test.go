@@ -434,7 +434,7 @@ func (c *clusterRun) reachableEverywhere(ctx context.Context, own map[string]str
 	t := c.t
 	for room := range own {
 		for i, n := range c.nodes {
-			p, err := headless.Dial(ctx, headless.Options{URL: n.wsURL(), Name: "watcher", Room: room, Spectate: true})
+			p, err := headless.Dial(ctx, headless.Options{URL: n.wsURL(), Name: fmt.Sprintf("watch%d", i), Room: room, Spectate: true})
 			if err != nil {
 				t.Fatalf("%s through %s: %v", room, n.name, err)
 			}
@@ -572,7 +572,7 @@ func (c *clusterRun) livePlayers() []*tplayer {
 	defer c.mu.Unlock()
 	var out []*tplayer
 	for _, p := range c.players {
-		if p.Err() == nil && p.Name() != "watcher" {
+		if p.Err() == nil {
 			select {
 			case <-p.Done():
 			default:

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	natsserver "github.com/nats-io/nats-server/v2/server"
 
 	"webtron/clock"
 	"webtron/cluster"
 	"webtron/headless"
+	"webtron/internal/natstest"
 	"webtron/server"
 	"webtron/web"
 )
@@ -51,18 +51,10 @@ func startNode(t *testing.T, natsURL, name string, maxPlayers int) string {
 // that room, proxied through A, with no change to the page.
 func TestBrowserClusterLobby(t *testing.T) {
 	browserTests(t)
-	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats server not ready")
-	}
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	url := natstest.Start(t)
 	// B has far more capacity: a new room is placed there.
-	a := startNode(t, ns.ClientURL(), "node-a", 50)
-	b := startNode(t, ns.ClientURL(), "node-b", 2000)
+	a := startNode(t, url, "node-a", 50)
+	b := startNode(t, url, "node-b", 2000)
 	var far *headless.Player
 	waitFor(t, "a player opens room far on node-b", 15*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)

@@ -8,32 +8,17 @@ import (
 	"testing"
 	"time"
 
-	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"webtron/cluster"
 	"webtron/headless"
+	"webtron/internal/natstest"
 )
 
 // A server as the one node of a cluster on an in-process NATS server: the
 // glue between leases and rooms (fencing, release, drain). The process
 // tests in package cluster run several nodes.
-
-func natsForTest(t *testing.T) string {
-	t.Helper()
-	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats server not ready")
-	}
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	return ns.ClientURL()
-}
 
 func clusterServer(t *testing.T, url string, mutate func(*Config)) *testServer {
 	t.Helper()
@@ -68,7 +53,7 @@ func eventually(t *testing.T, d time.Duration, what string, f func() bool) {
 // room's lease, the room closes here and its players are told it moved, so
 // that the page rejoins wherever the room is now.
 func TestClusterLostLeaseClosesRoom(t *testing.T) {
-	url := natsForTest(t)
+	url := natstest.Start(t)
 	s := clusterServer(t, url, nil)
 	p := player(t, s.url, headless.Options{Name: "ann", Room: "x"})
 	drive(t, p)
@@ -105,7 +90,7 @@ func TestClusterLostLeaseClosesRoom(t *testing.T) {
 // TestClusterReleasesClosedRoom: a room reclaimed when it empties hands its
 // lease back, so the room is free for any node.
 func TestClusterReleasesClosedRoom(t *testing.T) {
-	url := natsForTest(t)
+	url := natstest.Start(t)
 	s := clusterServer(t, url, func(c *Config) { c.EmptyRoomTTL = 200 * time.Millisecond })
 	// A spectator: a player's seat would wait 30 s for its reconnect.
 	p := player(t, s.url, headless.Options{Name: "ann", Room: "y", Spectate: true})
@@ -121,7 +106,7 @@ func TestClusterReleasesClosedRoom(t *testing.T) {
 // releases the lease; /healthz answers 503 from the start. (The room closes
 // as at Shutdown, which writes the round in progress: ops_test.go.)
 func TestClusterDrain(t *testing.T) {
-	url := natsForTest(t)
+	url := natstest.Start(t)
 	s := clusterServer(t, url, func(c *Config) { c.Bots = 3; c.DataDir = t.TempDir() })
 	p := player(t, s.url, headless.Options{Name: "ann", Room: "z"})
 	drive(t, p)
