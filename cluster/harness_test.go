@@ -140,10 +140,17 @@ func (p *proc) running() bool {
 // tail returns the end of the process's log, for failure messages.
 func (p *proc) tail() string {
 	b, _ := os.ReadFile(p.log)
-	if len(b) > 3000 {
-		b = b[len(b)-3000:]
+	var keep []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.Contains(l, `"nats":"server"`) { // the embedded server's own chatter
+			keep = append(keep, l)
+		}
 	}
-	return string(b)
+	s := strings.Join(keep, "\n")
+	if len(s) > 8000 {
+		s = s[len(s)-8000:]
+	}
+	return s
 }
 
 // node is one webtron serve process of the cluster under test.

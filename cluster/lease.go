@@ -34,8 +34,15 @@ func roomKey(room string) string {
 	return "r" + base64.RawURLEncoding.EncodeToString([]byte(room))
 }
 
-// lease is a room this node holds.
+// lease is a room this node holds. Its mutex orders a renewal and a
+// release of the same lease: a release that deleted the key while a renewal
+// was on its way would otherwise see that renewal fence, find the key gone
+// and create it again.
 type lease struct {
+	mu       sync.Mutex // held across a renewal's or the release's requests
+	released bool       // guarded by mu
+
+	// Guarded by leaseTable.mu.
 	rev   uint64
 	since time.Time // when it was acquired
 	ok    time.Time // last successful renewal (or acquisition)
@@ -285,7 +292,22 @@ func (n *Node) Release(ctx context.Context, room string) error {
 	if l == nil || kv == nil {
 		return nil
 	}
-	err := kv.Delete(ctx, roomKey(room), jetstream.LastRevision(l.rev))
+	l.mu.Lock() // after any renewal in flight
+	defer l.mu.Unlock()
+	l.released = true
+	n.leases.mu.Lock()
+	rev := l.rev
+	n.leases.mu.Unlock()
+	err := kv.Delete(ctx, roomKey(room), jetstream.LastRevision(rev))
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		// Ours at a newer revision (a renewal whose answer was lost), or
+		// another node's: delete only the former.
+		o, ok, lerr := n.Lookup(ctx, room)
+		if lerr != nil || !ok || !n.mine(o) {
+			return lerr
+		}
+		err = kv.Delete(ctx, roomKey(room), jetstream.LastRevision(o.Rev))
+	}
 	if err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 		return fmt.Errorf("cluster: releasing %q: %w", room, err)
 	}
@@ -344,10 +366,10 @@ func (n *Node) renewLoop() {
 func (n *Node) renewAll() {
 	n.leases.mu.Lock()
 	rooms := make([]string, 0, len(n.leases.held))
-	revs := make([]uint64, 0, len(n.leases.held))
+	leases := make([]*lease, 0, len(n.leases.held))
 	for r, l := range n.leases.held {
 		rooms = append(rooms, r)
-		revs = append(revs, l.rev)
+		leases = append(leases, l)
 	}
 	n.leases.mu.Unlock()
 	sem := make(chan struct{}, 32)
@@ -357,7 +379,7 @@ func (n *Node) renewAll() {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			n.renew(room, revs[i])
+			n.renew(room, leases[i])
 		}()
 	}
 	wg.Wait()
@@ -366,7 +388,15 @@ func (n *Node) renewAll() {
 // renew renews one lease, compare-and-set on the revision last written. A
 // failure that is not a conflict (a timeout while the stream elects a
 // leader) keeps the lease: the room goes on, and the next renewal fences.
-func (n *Node) renew(room string, rev uint64) {
+func (n *Node) renew(room string, l *lease) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.released {
+		return
+	}
+	n.leases.mu.Lock()
+	rev := l.rev
+	n.leases.mu.Unlock()
 	ctx, cancel := n.opctx()
 	defer cancel()
 	kv := n.bucket()
@@ -377,9 +407,8 @@ func (n *Node) renew(room string, rev uint64) {
 	}
 	n.leases.mu.Lock()
 	defer n.leases.mu.Unlock()
-	l := n.leases.held[room]
-	if l == nil || l.rev != rev {
-		return // released or re-acquired meanwhile
+	if n.leases.held[room] != l {
+		return // replaced meanwhile
 	}
 	switch {
 	case err == nil:
