@@ -298,10 +298,9 @@ func (c *clusterRun) drainOne(ctx context.Context) {
 	t := c.t
 	own := c.ownersAgreed(c.nodes)
 	var d *node
-	idx := -1
-	for i, n := range c.nodes {
+	for _, n := range c.nodes {
 		if n.running() && slices.Contains(slices.Collect(maps.Values(own)), n.name) {
-			d, idx = n, i
+			d = n
 			break
 		}
 	}
@@ -310,11 +309,14 @@ func (c *clusterRun) drainOne(ctx context.Context) {
 	}
 	var mine []*tplayer
 	for _, p := range c.livePlayers() {
-		if own[p.room] == d.name && p.via != idx {
+		if own[p.room] == d.name {
 			mine = append(mine, p)
 		}
 	}
-	t.Logf("SIGTERM %s (%d players proxied to its rooms)", d.name, len(mine))
+	if len(mine) == 0 {
+		t.Fatalf("no player in %s's rooms to drain", d.name)
+	}
+	t.Logf("SIGTERM %s (%d players in its rooms)", d.name, len(mine))
 	start := time.Now()
 	d.stop(20 * time.Second)
 	t.Logf("%s drained and exited in %v", d.name, time.Since(start).Round(10*time.Millisecond))
