@@ -439,20 +439,29 @@ var errLost = errors.New("cluster: lease held by another node")
 // fence settles a renewal whose revision did not match: the value may be
 // ours at a newer revision (a renewal that succeeded but whose answer was
 // lost), or gone (expired while writes stalled: create it again, which only
-// works if nobody else did), or another node's (lost).
+// works if nobody else did), or another node's (lost). Reads may come from a
+// replica a moment behind, so only a value that names another node loses
+// the lease; anything unsettled after a few reads counts as a failed
+// renewal, to be settled by the next.
 func (n *Node) fence(ctx context.Context, kv jetstream.KeyValue, room string, val []byte) (uint64, error) {
-	o, ok, err := n.Lookup(ctx, room)
-	switch {
-	case err != nil:
-		return 0, err
-	case ok && n.mine(o):
-		return kv.Update(ctx, roomKey(room), val, o.Rev)
-	case ok:
-		return 0, fmt.Errorf("%w: %s", errLost, o.Node)
+	for range 3 {
+		o, ok, err := n.Lookup(ctx, room)
+		switch {
+		case err != nil:
+			return 0, err
+		case ok && n.mine(o):
+			rev, err := kv.Update(ctx, roomKey(room), val, o.Rev)
+			if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+				return rev, err
+			}
+		case ok:
+			return 0, fmt.Errorf("%w: %s", errLost, o.Node)
+		default:
+			rev, err := kv.Create(ctx, roomKey(room), val)
+			if !errors.Is(err, jetstream.ErrKeyExists) {
+				return rev, err
+			}
+		}
 	}
-	rev, err := kv.Create(ctx, roomKey(room), val)
-	if errors.Is(err, jetstream.ErrKeyExists) {
-		return 0, fmt.Errorf("%w: created meanwhile", errLost)
-	}
-	return rev, err
+	return 0, fmt.Errorf("cluster: the lease of %q did not settle", room)
 }
