@@ -22,6 +22,7 @@ import (
 
 	"webtron/clock"
 	"webtron/server"
+	"webtron/settings"
 	"webtron/web"
 )
 
@@ -33,7 +34,7 @@ func init() {
 // variable named beside it (the flag wins when both are given).
 type serveFlags struct {
 	addr, charity, rule, data, origin string
-	pprof                             string
+	pprof, settings                   string
 	tickRate                          int64
 	cap                               time.Duration
 	bots, seats, maxRooms, maxPlayers int
@@ -92,7 +93,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.StringVar(&f.data, "data", server.DefaultDataDir(), "data directory (replays, desync dumps); empty writes none")
 	fs.StringVar(&f.origin, "origin", "", "extra allowed WebSocket origins, comma-separated host patterns (e.g. *.example.com)")
 	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
-	env := map[string]string{"addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
+	fs.StringVar(&f.settings, "settings", "", "Armagetron-format settings file (`webtron settings` lists them); flags given explicitly win over its TICK_RATE, BOTS, SEATS, MAX_CLIENTS")
+	env := map[string]string{"settings": "WEBTRON_SETTINGS", "addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
 		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS",
 		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
 		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF"}
@@ -103,6 +105,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 // serveOptions are what serve needs besides the server's configuration.
 type serveOptions struct {
 	addr, pprof string
+	warnings    []string      // from the settings file, logged once the logger exists
 	drain       time.Duration // before Shutdown, for a cluster node
 }
 
@@ -136,6 +139,10 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 				return server.Config{}, serveOptions{}, fmt.Errorf("invalid value %q for %s (--%s): %v", val, v, name, err)
 			}
 		}
+	}
+	file, err := f.applySettings(fs)
+	if err != nil {
+		return server.Config{}, serveOptions{}, err
 	}
 	charity, err := clock.ParseCharity(f.charity)
 	if err != nil {
@@ -183,7 +190,41 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 	if cfg.Cluster, err = cf.options(f.addr, f.data); err != nil {
 		return server.Config{}, serveOptions{}, err
 	}
-	return cfg, serveOptions{addr: f.addr, pprof: f.pprof, drain: cf.drain}, nil
+	opt := serveOptions{addr: f.addr, pprof: f.pprof, drain: cf.drain}
+	if file != nil {
+		cfg.Rules = &file.Sim
+		opt.warnings = file.Warnings
+	}
+	return cfg, opt, nil
+}
+
+// applySettings reads --settings, if given, and takes its server knobs
+// (TICK_RATE, BOTS, SEATS, MAX_CLIENTS) where no flag or environment variable
+// set them.
+func (f *serveFlags) applySettings(fs *flag.FlagSet) (*settings.File, error) {
+	if f.settings == "" {
+		return nil, nil
+	}
+	file, err := settings.Load(f.settings)
+	if err != nil {
+		return nil, fmt.Errorf("--settings: %w", err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true }) // the environment's values count
+	use := func(flagName, key string) bool { return !set[flagName] && file.ServerSet[key] }
+	if use("tick-rate", "TICK_RATE") {
+		f.tickRate = file.Server.TickRate
+	}
+	if use("bots", "BOTS") {
+		f.bots = int(file.Server.Bots)
+	}
+	if use("seats", "SEATS") {
+		f.seats = int(file.Server.Seats)
+	}
+	if use("max-players", "MAX_CLIENTS") {
+		f.maxPlayers = int(file.Server.MaxClients)
+	}
+	return file, nil
 }
 
 // runServe runs the game server until SIGINT or SIGTERM, then closes every
@@ -197,6 +238,9 @@ func runServe(args []string) error {
 		return err
 	}
 	cfg.Logger = newLogger()
+	for _, w := range opt.warnings {
+		cfg.Logger.Warn("webtron: settings", "warning", w)
+	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// Rooms tick 120 times a second: a collection that delays many of
 		// them at once shows as tick lateness. Memory is the cheaper
