@@ -38,6 +38,7 @@ type Server struct {
 	roomWG     sync.WaitGroup
 	nextConn   atomic.Uint64
 	nextSeed   uint64
+	cl         *clusterNode // nil for a single node (cluster.go)
 }
 
 // New makes a server from cfg (see Config.Defaults).
@@ -51,6 +52,12 @@ func New(cfg Config) (*Server, error) {
 	s.metrics = newMetrics(s)
 	s.replays = newReplayWriter(cfg.DataDir, s.log, s.metrics)
 	s.routes()
+	if cfg.Cluster != nil {
+		if err := s.startCluster(); err != nil {
+			s.replays.close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -237,6 +244,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		waitGroup(context.Background(), &s.connWG)
 	}
 	s.replays.close()
+	s.stopCluster()
 	s.log.Info("server: shut down", "replays", s.replays.written.Load(), "cut", cut)
 	return nil
 }
