@@ -39,6 +39,7 @@ type Server struct {
 	roomWG     sync.WaitGroup
 	nextConn   atomic.Uint64
 	nextSeed   uint64
+	cl         *clusterNode // nil for a single node (cluster.go)
 }
 
 // New makes a server from cfg (see Config.Defaults).
@@ -53,6 +54,12 @@ func New(cfg Config) (*Server, error) {
 	s.replays = newReplayWriter(&cfg, s.log, s.metrics)
 	s.catalog = newReplayCatalog(cfg.DataDir)
 	s.routes()
+	if cfg.Cluster != nil {
+		if err := s.startCluster(); err != nil {
+			s.replays.close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -239,6 +246,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		waitGroup(context.Background(), &s.connWG)
 	}
 	s.replays.close()
+	s.stopCluster()
 	s.log.Info("server: shut down", "replays", s.replays.written.Load(), "cut", cut)
 	return nil
 }

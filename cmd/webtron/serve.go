@@ -110,7 +110,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 // serveOptions are what serve needs besides the server's configuration.
 type serveOptions struct {
 	addr, pprof string
-	warnings    []string // from the settings file, logged once the logger exists
+	warnings    []string      // from the settings file, logged once the logger exists
+	drain       time.Duration // before Shutdown, for a cluster node
 }
 
 // parseServe reads flags and environment into a server configuration.
@@ -118,7 +119,11 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var f serveFlags
+	var cf clusterFlags
 	env := f.register(fs)
+	for k, v := range cf.register(fs) {
+		env[k] = v
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(os.Stderr)
@@ -190,7 +195,10 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 			cfg.Origins = append(cfg.Origins, o)
 		}
 	}
-	opt := serveOptions{addr: f.addr, pprof: f.pprof}
+	if cfg.Cluster, err = cf.options(f.addr, f.data); err != nil {
+		return server.Config{}, serveOptions{}, err
+	}
+	opt := serveOptions{addr: f.addr, pprof: f.pprof, drain: cf.drain}
 	if file != nil {
 		cfg.Rules = &file.Sim
 		opt.warnings = file.Warnings
@@ -277,6 +285,9 @@ func runServe(args []string) error {
 	case <-ctx.Done():
 	}
 	stop() // a second signal kills the process the usual way
+	if cfg.Cluster != nil {
+		drain(srv, opt.drain)
+	}
 	cfg.Logger.Info("webtron: shutting down")
 	shut, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
 	defer cancel()
