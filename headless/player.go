@@ -9,20 +9,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
-
-	"github.com/coder/websocket"
 
 	"webtron/bot"
 	"webtron/client"
 	"webtron/history"
-	"webtron/internal/netbatch"
-	"webtron/proto"
 	"webtron/sim"
 )
 
@@ -41,13 +34,15 @@ type Options struct {
 	// Idle connects and keeps the session going without ever pressing a key.
 	Idle   bool
 	Header http.Header // extra handshake headers (Origin)
+	// Transport is WebSocket (the default) or WebTransport, which falls back
+	// to the WebSocket as the browser does (Player.Transport tells which).
+	Transport string
 }
 
 // Player is one headless client connection.
 type Player struct {
 	opt   Options
-	ws    *websocket.Conn
-	bc    *netbatch.Conn // the socket under ws: a frame's messages leave in one write
+	link  link
 	start time.Time
 
 	mu       sync.Mutex // guards everything below
@@ -71,35 +66,17 @@ var ErrDropped = errors.New("headless: dropped by server")
 
 // Dial connects, says hello and starts reading. Frames are driven by Run.
 func Dial(ctx context.Context, opt Options) (*Player, error) {
-	u := opt.URL
-	if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(u, "ws://"), "wss://"), "/") {
-		u = strings.TrimSuffix(u, "/") + "/ws"
-	}
-	var bc *netbatch.Conn
-	var d net.Dialer
-	// One transport per player, so that the dial hands back this player's
-	// socket, wrapped.
-	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			bc = &netbatch.Conn{Conn: c}
-			return bc, nil
-		}}}
-	ws, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: opt.Header, HTTPClient: hc})
+	l, err := dialLink(ctx, opt)
 	if err != nil {
-		return nil, fmt.Errorf("headless: dial %s: %w", u, err)
+		return nil, err
 	}
-	ws.SetReadLimit(int64(proto.MaxSize(proto.TypeWelcome)))
-	p := &Player{opt: opt, ws: ws, bc: bc, start: time.Now(), rng: opt.Seed*0x9e3779b97f4a7c15 | 1, decided: -1,
+	p := &Player{opt: opt, link: l, start: time.Now(), rng: opt.Seed*0x9e3779b97f4a7c15 | 1, decided: -1,
 		lags: map[int][]time.Duration{}, welcomed: make(chan struct{}), done: make(chan struct{})}
 	p.sess = client.New(client.Options{Name: opt.Name, Room: opt.Room, Token: opt.Token, Spectate: opt.Spectate, MindReader: opt.MindReader})
 	p.sess.OnEvent = p.onEvent
 	hello := p.sess.Hello(p.now())
-	if err := ws.Write(ctx, websocket.MessageBinary, hello); err != nil {
-		ws.CloseNow()
+	if err := l.write([][]byte{hello}); err != nil {
+		l.closeNow()
 		return nil, fmt.Errorf("headless: hello: %w", err)
 	}
 	go p.readLoop()
@@ -120,7 +97,7 @@ func (p *Player) readLoop() {
 	defer close(p.done)
 	buf := make([]byte, 0, 4096)
 	for {
-		msg, err := readInto(p.ws, buf[:0])
+		msg, err := p.link.read(buf[:0])
 		if err != nil {
 			p.fail(err)
 			return
@@ -138,32 +115,11 @@ func (p *Player) readLoop() {
 				err = fmt.Errorf("%w: %v", ErrDropped, err)
 			}
 			p.fail(err)
-			p.ws.CloseNow()
+			p.link.closeNow()
 			return
 		}
 		// Answers wait for the next frame (pongs say how long they were
 		// held), so a frame's messages go out together, as a page's do.
-	}
-}
-
-// readInto reads one message, reusing buf's storage.
-func readInto(ws *websocket.Conn, buf []byte) ([]byte, error) {
-	_, r, err := ws.Reader(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 }
 
@@ -174,7 +130,7 @@ func (p *Player) fail(err error) {
 	if p.err != nil {
 		return
 	}
-	if s := websocket.CloseStatus(err); s == websocket.StatusNormalClosure && !errors.Is(err, ErrDropped) {
+	if p.link.normal(err) && !errors.Is(err, ErrDropped) {
 		err = nil
 	}
 	p.err = err
@@ -195,20 +151,10 @@ func (p *Player) flush() {
 	if len(p.out) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if p.bc != nil {
-		p.bc.Hold()
-	}
-	for _, b := range p.out {
-		if err := p.ws.Write(ctx, websocket.MessageBinary, b); err != nil {
-			p.fail(err)
-			return
-		}
-	}
-	if p.bc != nil {
-		if err := p.bc.Release(5 * time.Second); err != nil {
-			p.fail(err)
-		}
+	if err := p.link.write(p.out); err != nil {
+		p.fail(err)
 	}
 }
+
+// Transport returns the transport the player connected over.
+func (p *Player) Transport() string { return p.link.transport() }

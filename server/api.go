@@ -14,6 +14,7 @@ func (s *Server) routes() {
 	mux.HandleFunc("/ws", s.serveWS)
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.HandleFunc("GET /api/rooms", s.serveRooms)
+	mux.HandleFunc("GET /api/transport", s.serveTransport)
 	mux.Handle("GET /metrics", s.metrics.handler())
 	if s.cfg.Web != nil {
 		mux.Handle("/", s.cfg.Web)
@@ -96,12 +97,18 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
 // popTotals sums the rooms' published populations.
 type popTotals struct {
 	rooms, conns, players, bots, spectators int
+	wtConns                                 int // conns over WebTransport
 }
 
 func (s *Server) population() popTotals {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := popTotals{rooms: len(s.rooms), conns: len(s.conns)}
+	for c := range s.conns {
+		if c.wt != nil {
+			t.wtConns++
+		}
+	}
 	for _, h := range s.rooms {
 		p := h.pop.Load()
 		t.players += int(p.players)

@@ -38,6 +38,9 @@ type Config struct {
 	// Web serves the browser client at "/"; nil serves a status page.
 	Web    http.Handler
 	Logger *slog.Logger // nil: slog.Default()
+	// TLSCert and TLSKey are PEM files of the WebTransport server's
+	// certificate; without them it generates one (server/cert.go).
+	TLSCert, TLSKey string
 
 	// Connection limits; tests shorten them.
 	HelloTimeout time.Duration // the first message must be a Hello by then (5 s)
@@ -115,6 +118,9 @@ func (c *Config) Defaults() error {
 		return fmt.Errorf("%w: negative charity cap", ErrConfig)
 	case c.Policy.Rule != clock.RuleWebtron && c.Policy.Rule != clock.RuleArmagetron:
 		return fmt.Errorf("%w: unknown charity rule %v", ErrConfig, c.Policy.Rule)
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return fmt.Errorf("%w: a TLS certificate needs its key and a key its certificate", ErrConfig)
 	}
 	for _, o := range c.Origins {
 		if _, err := filepath.Match(o, ""); err != nil {

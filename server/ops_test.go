@@ -177,7 +177,7 @@ func TestOperatingEndpoints(t *testing.T) {
 			t.Fatalf("%s: %d %q", path, resp.StatusCode, b.String())
 		}
 	}
-	for _, series := range []string{MetricRooms, MetricConnections, `webtron_players{kind="human"}`} {
+	for _, series := range []string{MetricRooms, MetricConnections + `{transport="websocket"}`, `webtron_players{kind="human"}`} {
 		if v := metricValue(t, s.Server, series); v != 1 {
 			t.Fatalf("%s = %v, want 1", series, v)
 		}

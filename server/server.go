@@ -33,6 +33,7 @@ type Server struct {
 	connWG   sync.WaitGroup
 	roomWG   sync.WaitGroup
 	nextConn atomic.Uint64
+	wt       atomic.Pointer[wtServer] // set by ServeWebTransport
 	nextSeed uint64
 }
 

@@ -43,7 +43,13 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	ws.SetReadLimit(int64(maxClientMessage))
 	raw, _ := r.Context().Value(rawConnKey{}).(net.Conn)
-	c := newConn(s, ws, raw)
+	s.metrics.conns.WithLabelValues("websocket").Inc()
+	s.runConn(newConn(s, ws, raw))
+}
+
+// runConn runs a connection, whatever its transport: this goroutine reads,
+// a second one writes.
+func (s *Server) runConn(c *conn) {
 	if !s.register(c) {
 		go c.writeLoop()
 		c.close(reasonServerFull)
@@ -69,10 +75,13 @@ func (s *Server) readLoop(c *conn) {
 	buf := make([]byte, maxClientMessage+1)
 	limit := newBucket(s.cfg.MsgRate, s.cfg.MsgBurst, s.now())
 	for {
-		n, err := readMessage(c.ws, buf)
+		n, err := c.readMessage(buf)
 		switch {
 		case errors.Is(err, errTooLarge):
 			c.close(protocolReason("oversized", fmt.Sprintf("message larger than %d bytes", maxClientMessage), websocket.StatusMessageTooBig))
+			return
+		case errors.Is(err, proto.ErrFrame):
+			c.close(protocolReason("malformed", "bad framing: a length past the message's end", websocket.StatusPolicyViolation))
 			return
 		case errors.Is(err, errText):
 			c.close(protocolReason("protocol", "text message: the protocol is binary", websocket.StatusUnsupportedData))
