@@ -17,6 +17,7 @@ type Report struct {
 	URL            string           `json:"url"`
 	Players        int              `json:"players"`
 	Connected      int              `json:"connected"`
+	Transports     map[string]int   `json:"transports"` // connected players by transport (websocket, webtransport)
 	Failed         int              `json:"failed"`  // could not connect or was refused a Welcome
 	Dropped        int              `json:"dropped"` // ended by the server or the network during the run
 	DurationS      float64          `json:"duration_s"`
@@ -60,7 +61,7 @@ func (r *Report) Check() error {
 
 // collect reads every session's numbers; the players are still connected.
 func collect(o SwarmOptions, players []*Player, errs []error, dur time.Duration) *Report {
-	r := &Report{URL: o.URL, Players: len(players), DurationS: dur.Seconds()}
+	r := &Report{URL: o.URL, Players: len(players), DurationS: dur.Seconds(), Transports: map[string]int{}}
 	type key struct {
 		room string
 		slot int
@@ -79,6 +80,7 @@ func collect(o SwarmOptions, players []*Player, errs []error, dur time.Duration)
 			continue
 		}
 		r.Connected++
+		r.Transports[p.Transport()]++
 		if err := p.Err(); err != nil {
 			r.Dropped++
 			if len(r.Errors) < 10 {
@@ -142,7 +144,7 @@ func collect(o SwarmOptions, players []*Player, errs []error, dur time.Duration)
 
 // Print writes the summary for people; pairs only when there are few.
 func (r *Report) Print(w io.Writer) {
-	fmt.Fprintf(w, "players %d  connected %d  failed %d  dropped %d  (%.1f s)\n", r.Players, r.Connected, r.Failed, r.Dropped, r.DurationS)
+	fmt.Fprintf(w, "players %d  connected %d  failed %d  dropped %d  (%.1f s)  transports %v\n", r.Players, r.Connected, r.Failed, r.Dropped, r.DurationS, r.Transports)
 	fmt.Fprintf(w, "events sent %d  received %d  postponed %d  refused %d  rollbacks %d\n",
 		r.EventsSent, r.EventsReceived, r.Postponed, r.Refused, r.Rollbacks)
 	fmt.Fprintf(w, "perceived lag p50 %.1f ms  p95 %.1f ms\n", r.Lag.P50, r.Lag.P95)

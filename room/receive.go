@@ -169,6 +169,7 @@ func (r *Room) resend(c ConnID, m *proto.ResendRequest) {
 			return
 		}
 		r.send(c, rb.msg)
+		r.Stats.Resent++
 	}
 }
 

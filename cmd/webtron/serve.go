@@ -33,6 +33,8 @@ func init() {
 type serveFlags struct {
 	addr, charity, rule, data, origin string
 	pprof                             string
+	tlsCert, tlsKey                   string
+	webtransport                      bool
 	tickRate                          int64
 	cap                               time.Duration
 	bots, seats, maxRooms, maxPlayers int
@@ -51,15 +53,20 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.StringVar(&f.data, "data", server.DefaultDataDir(), "data directory (replays, desync dumps); empty writes none")
 	fs.StringVar(&f.origin, "origin", "", "extra allowed WebSocket origins, comma-separated host patterns (e.g. *.example.com)")
 	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
+	fs.BoolVar(&f.webtransport, "webtransport", true, "also serve WebTransport (HTTP/3) on UDP at the --addr port")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "WebTransport certificate (PEM); without it a self-signed one is made and renewed, its hash served at /api/transport")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "key of --tls-cert (PEM)")
 	return map[string]string{"addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
 		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS",
 		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
-		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF"}
+		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF",
+		"webtransport": "WEBTRON_WEBTRANSPORT", "tls-cert": "WEBTRON_TLS_CERT", "tls-key": "WEBTRON_TLS_KEY"}
 }
 
 // serveOptions are what serve needs besides the server's configuration.
 type serveOptions struct {
-	addr, pprof string
+	addr, pprof  string
+	webtransport bool
 }
 
 // parseServe reads flags and environment into a server configuration.
@@ -121,13 +128,17 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 		}
 	}
 	cfg := server.Config{TickRate: f.tickRate, Policy: clock.Policy{Charity: charity, Cap: f.cap, Rule: rule},
-		Bots: f.bots, Seats: f.seats, MaxRooms: f.maxRooms, MaxPlayers: f.maxPlayers, DataDir: f.data}
+		Bots: f.bots, Seats: f.seats, MaxRooms: f.maxRooms, MaxPlayers: f.maxPlayers, DataDir: f.data,
+		TLSCert: f.tlsCert, TLSKey: f.tlsKey}
 	for _, o := range strings.Split(f.origin, ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			cfg.Origins = append(cfg.Origins, o)
 		}
 	}
-	return cfg, serveOptions{addr: f.addr, pprof: f.pprof}, nil
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return server.Config{}, serveOptions{}, fmt.Errorf("--tls-cert and --tls-key go together")
+	}
+	return cfg, serveOptions{addr: f.addr, pprof: f.pprof, webtransport: f.webtransport}, nil
 }
 
 // runServe runs the game server until SIGINT or SIGTERM, then closes every
@@ -166,11 +177,23 @@ func runServe(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	done := make(chan error, 1)
+	done := make(chan error, 2)
 	go func() { done <- srv.Serve(ln) }()
+	serving := 1
+	if opt.webtransport {
+		// The same port number on UDP: a page finds WebTransport at its own
+		// host and port.
+		pc, err := net.ListenPacket("udp", ln.Addr().String())
+		if err != nil {
+			return fmt.Errorf("--addr %s (udp, for WebTransport; --webtransport=false serves without): %w", opt.addr, err)
+		}
+		defer pc.Close()
+		serving++
+		go func() { done <- srv.ServeWebTransport(pc) }()
+	}
 	cfg.Logger.Info("webtron: listening", "addr", ln.Addr().String(), "tick_rate", cfg.TickRate,
 		"charity", cfg.Policy.Charity.String(), "rule", cfg.Policy.Rule.String(), "bots", cfg.Bots,
-		"seats", cfg.Seats, "data", cfg.DataDir)
+		"seats", cfg.Seats, "data", cfg.DataDir, "webtransport", opt.webtransport)
 	select {
 	case err := <-done:
 		return err
@@ -181,7 +204,11 @@ func runServe(args []string) error {
 	shut, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
 	defer cancel()
 	err = srv.Shutdown(shut)
-	<-done
+	for range serving {
+		if e := <-done; err == nil {
+			err = e
+		}
+	}
 	return err
 }
 
