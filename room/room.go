@@ -178,7 +178,7 @@ type recentBcast struct {
 // Stats are counters the server exports as metrics and the lab reports.
 type Stats struct {
 	Events, Postponed, Refused, Duplicates, Desyncs int64
-	Resent                                          int64 // broadcasts sent again on a client's request (lost datagrams)
+	Resent                                          int64   // broadcasts sent again on a client's request (lost datagrams)
 	RollbackTicks                                   []int64 // server rollback depth per accepted late event, drained by the owner
 	BytesOut, BytesIn                               int64
 	TickLateness                                    time.Duration // last tick's lateness
