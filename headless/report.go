@@ -29,11 +29,22 @@ type Report struct {
 	Desyncs        int64            `json:"desyncs"` // resyncs received
 	ProtocolErrors int64            `json:"protocol_errors"`
 	Lag            lab.Percentiles2 `json:"perceived_lag_ms"` // every sample of every pair
+	// LagExcess is measured minus predicted perceived lag, in ms.
+	LagExcess Excess `json:"lag_excess_ms"`
 	Bandwidth      lab.Bandwidth    `json:"bytes_per_second"` // per player, Welcome excluded
 	WelcomeBytes   WelcomeSize      `json:"welcome_bytes"`
 	Errors         []string         `json:"errors,omitempty"` // the first few
 	Names          []NameRow        `json:"names"`
 	Pairs          []lab.PairRow    `json:"pairs"`
+}
+
+// Excess is how far measured perceived lags ran past the predicted ones
+// (each sample minus its pair's prediction at the end of the run), in ms.
+type Excess struct {
+	P50 float64 `json:"p50"` // every sample of every pair
+	P99 float64 `json:"p99"`
+	// WorstPairP99 is the largest of each pair's own p99 minus its prediction.
+	WorstPairP99 float64 `json:"worst_pair_p99"`
 }
 
 // WelcomeSize is the size of the join snapshot message.
@@ -113,6 +124,7 @@ func collect(o SwarmOptions, players []*Player, errs []error, dur time.Duration)
 			downs = append(downs, float64(st.BytesIn-int64(welcome))/s)
 		}
 	}
+	var excess []time.Duration
 	for i, p := range players {
 		if p == nil {
 			continue
@@ -129,11 +141,19 @@ func collect(o SwarmOptions, players []*Player, errs []error, dur time.Duration)
 			}
 			r.Pairs = append(r.Pairs, lab.PairRow{Viewer: i + 1, Peer: peer, Predicted: predicted[slot],
 				P50: lab.Ms(lab.Percentile(v, 0.5)), P95: lab.Ms(lab.Percentile(v, 0.95)), Samples: len(v)})
+			pred := time.Duration(predicted[slot] * float64(time.Millisecond))
+			for _, d := range v {
+				excess = append(excess, d-pred)
+			}
+			if pp := lab.Ms(lab.Percentile(v, 0.99) - pred); len(r.Pairs) == 1 || pp > r.LagExcess.WorstPairP99 {
+				r.LagExcess.WorstPairP99 = pp
+			}
 		}
 		p.mu.Unlock()
 	}
 	slices.SortFunc(r.Pairs, func(a, b lab.PairRow) int { return cmp.Or(a.Viewer-b.Viewer, a.Peer-b.Peer) })
 	r.Lag = lab.Percentiles2{P50: lab.Ms(lab.Percentile(all, 0.5)), P95: lab.Ms(lab.Percentile(all, 0.95))}
+	r.LagExcess.P50, r.LagExcess.P99 = lab.Ms(lab.Percentile(excess, 0.5)), lab.Ms(lab.Percentile(excess, 0.99))
 	r.Bandwidth = lab.Bandwidth{UpP50: lab.Median(ups), DownP50: lab.Median(downs)}
 	if len(welcomes) > 0 {
 		slices.Sort(welcomes)
@@ -147,7 +167,8 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "players %d  connected %d  failed %d  dropped %d  (%.1f s)  transports %v\n", r.Players, r.Connected, r.Failed, r.Dropped, r.DurationS, r.Transports)
 	fmt.Fprintf(w, "events sent %d  received %d  postponed %d  refused %d  rollbacks %d\n",
 		r.EventsSent, r.EventsReceived, r.Postponed, r.Refused, r.Rollbacks)
-	fmt.Fprintf(w, "perceived lag p50 %.1f ms  p95 %.1f ms\n", r.Lag.P50, r.Lag.P95)
+	fmt.Fprintf(w, "perceived lag p50 %.1f ms  p95 %.1f ms; over predicted: p50 %.1f ms  p99 %.1f ms  worst pair's p99 %.1f ms\n",
+		r.Lag.P50, r.Lag.P95, r.LagExcess.P50, r.LagExcess.P99, r.LagExcess.WorstPairP99)
 	fmt.Fprintf(w, "bandwidth per player: down %.0f B/s  up %.0f B/s  welcome %d B (max %d)\n",
 		r.Bandwidth.DownP50, r.Bandwidth.UpP50, r.WelcomeBytes.P50, r.WelcomeBytes.Max)
 	fmt.Fprintf(w, "desyncs %d  protocol errors %d\n", r.Desyncs, r.ProtocolErrors)

@@ -83,7 +83,7 @@ func newMetrics(s *Server) *metrics {
 	m.conns = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricConnsOpened,
 		Help: "Connections opened, by transport (websocket, webtransport)."}, []string{"transport"})
 	m.datagrams = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricDatagrams,
-		Help: "WebTransport datagrams: sent, received; lost (QUIC packets the server declared lost); resent (broadcasts sent again on a client's request)."}, []string{"event"})
+		Help: "WebTransport datagrams: sent, received; lost (QUIC packets the server declared lost); resent (broadcasts sent again: on a client's request, or as a second copy on a path that loses packets)."}, []string{"event"})
 	for _, t := range []string{"websocket", "webtransport"} {
 		m.conns.WithLabelValues(t)
 	}

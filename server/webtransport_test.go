@@ -314,3 +314,15 @@ func TestGeneratedCertificate(t *testing.T) {
 		t.Fatalf("a certificate without its key: %v", err)
 	}
 }
+
+// TestWebTransportClientCloses: a player that leaves is gone from the
+// server at once, not when its silence times out.
+func TestWebTransportClientCloses(t *testing.T) {
+	s := newWTTestServer(t, nil)
+	p := player(t, s.url, headless.Options{Name: "dora", Transport: headless.WebTransport})
+	s.waitConns(t, 1)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s.waitConns(t, 0)
+}
