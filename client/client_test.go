@@ -217,3 +217,71 @@ func TestPingsAnsweredInFrames(t *testing.T) {
 		t.Errorf("answer %+v, want pong 4 held 0", ms[0])
 	}
 }
+
+// TestOlderHeartbeatDropped: datagrams reorder; a heartbeat older than the
+// newest one says nothing new and must not bring back the lead the server
+// has since changed (docs/protocol.md section 6).
+func TestOlderHeartbeatDropped(t *testing.T) {
+	s := started(t, false)
+	s.Update(time.Second)
+	hb := func(tick uint64, lead time.Duration) *proto.Heartbeat {
+		return &proto.Heartbeat{Tick: tick, Players: []proto.HeartbeatPlayer{
+			{Player: 0, Final: tick - 10, Lead: uint32(lead / time.Microsecond), Margin: proto.NoMargin},
+			{Player: 1, Final: tick - 10, Margin: proto.NoMargin}}}
+	}
+	recv(t, s, time.Second, hb(120, 70*time.Millisecond))
+	recv(t, s, time.Second, hb(96, 30*time.Millisecond)) // sent before, arrived after
+	if s.lead != 70*time.Millisecond {
+		t.Fatalf("lead %v after an older heartbeat, want the newer one's 70ms", s.lead)
+	}
+	recv(t, s, time.Second, hb(120, 30*time.Millisecond)) // the same tick again: a copy
+	if s.lead != 70*time.Millisecond {
+		t.Fatalf("lead %v after a copy of the heartbeat, want 70ms", s.lead)
+	}
+	recv(t, s, time.Second, hb(144, 40*time.Millisecond))
+	if s.lead != 40*time.Millisecond {
+		t.Fatalf("lead %v after a newer heartbeat, want 40ms", s.lead)
+	}
+}
+
+// TestResentProposals: an unanswered proposal is proposed again with its
+// sequence number; every Propose carries events (there is no empty one);
+// an answer that comes twice counts once; a duplicate refusal (the server
+// can no longer tell the fate) drops the prediction, and the broadcast
+// brings the event back if it was in fact accepted.
+func TestResentProposals(t *testing.T) {
+	s := started(t, false)
+	now := 600 * time.Millisecond
+	s.Update(now)
+	s.Press(now, sim.EvBrakeOn, 0)
+	tick := pendingTick(s, 1)
+	outgoing(t, s)
+	var resent []proto.Proposal
+	for range 200 { // 800 ms of frames without an answer
+		now += 4 * time.Millisecond
+		s.Update(now)
+		for _, m := range outgoing(t, s) {
+			if p, ok := m.(*proto.Propose); ok {
+				if len(p.Events) == 0 {
+					t.Fatal("an empty Propose")
+				}
+				resent = append(resent, p.Events...)
+			}
+		}
+	}
+	if len(resent) == 0 || resent[0].Seq != 1 || resent[0].Tick != uint64(tick) || resent[0].Kind != sim.EvBrakeOn {
+		t.Fatalf("resent %+v, want proposal 1 again", resent)
+	}
+	recv(t, s, now, &proto.Refused{Seq: 1, Reason: proto.RefuseDuplicate})
+	if pendingTick(s, 1) >= 0 || len(s.Timeline().Log.AppendAt(nil, tick)) != 0 {
+		t.Fatal("a duplicate refusal left the prediction in place")
+	}
+	recv(t, s, now, &proto.Refused{Seq: 1, Reason: proto.RefuseDuplicate})
+	if got := s.Stats().Refused; got != 1 {
+		t.Fatalf("%d refusals counted, want 1", got)
+	}
+	recv(t, s, now, &proto.Accepted{Seq: 0, Events: []proto.TickEvent{{Tick: uint64(tick), Event: sim.Event{Kind: sim.EvBrakeOn, Player: 0, Seq: 1}}}})
+	if evs := s.Timeline().Log.AppendAt(nil, tick); len(evs) != 1 {
+		t.Fatalf("the accepted event is not back in the history: %v", evs)
+	}
+}

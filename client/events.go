@@ -125,12 +125,12 @@ func (s *Session) postponed(now time.Duration, m *proto.Postponed) {
 	}
 }
 
+// refused undoes a refused proposal. A duplicate refusal comes only for a
+// proposal whose fate the server can no longer tell (too old): it is
+// dropped too, and if it was in fact accepted, its broadcast brings it back.
 func (s *Session) refused(m *proto.Refused) {
-	if m.Reason == proto.RefuseDuplicate {
-		return // an answer to a resent proposal: the first one's fate comes with the broadcast
-	}
-	s.stats.Refused++
-	if p, ok := s.pending[m.Seq]; ok {
+	if p, ok := s.pending[m.Seq]; ok { // not an answer given twice
+		s.stats.Refused++
 		s.tl.Remove(p.entry())
 		s.forget(m.Seq)
 	}
@@ -140,7 +140,14 @@ func (s *Session) forget(seq uint32) {
 	delete(s.pending, seq)
 }
 
+// heartbeat takes the newest heartbeat's finality, lead and margins; an
+// older one (datagrams reorder) says nothing new and is dropped, or it would
+// set a lead the server has since changed.
 func (s *Session) heartbeat(now time.Duration, m *proto.Heartbeat) {
+	if s.hbSeen && m.Tick <= s.hbTick {
+		return
+	}
+	s.hbSeen, s.hbTick = true, m.Tick
 	s.hbSeq = m.Seq
 	if m.Seq > s.bcast { // broadcasts were lost on the way (datagrams)
 		s.askFor(s.bcast, m.Seq-1)

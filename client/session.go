@@ -30,7 +30,8 @@ type Options struct {
 	// ticks (every input final), for a debugging view or a replay of what
 	// was certain; the predicted present never needs it.
 	Confirmed bool
-	// Ping is the client's ping interval for the clock offset (default 250 ms).
+	// Ping is the client's ping interval for the clock offset (default
+	// clock.ClientPingInterval).
 	Ping time.Duration
 }
 
@@ -74,6 +75,8 @@ type Session struct {
 	got         map[uint64]bool // broadcasts at or after bcast that arrived (datagrams reorder)
 	asked       map[uint64]bool // the newest broadcast a resend request covered
 	hbSeq       uint64          // broadcasts the newest heartbeat covers
+	hbTick      uint64          // the newest heartbeat's tick
+	hbSeen      bool            // a heartbeat has arrived
 	nextHash    int64
 
 	roster  proto.Roster
@@ -129,7 +132,7 @@ func New(opt Options) *Session {
 		opt.MaxBackdate = 2
 	}
 	if opt.Ping <= 0 {
-		opt.Ping = 250 * time.Millisecond
+		opt.Ping = clock.ClientPingInterval
 	}
 	s := &Session{opt: opt, you: -1, token: opt.Token, pending: map[uint32]*proposal{}, got: map[uint64]bool{}, asked: map[uint64]bool{}, rateNow: clock.RateOne}
 	// The margins only ever undo a raise: the server's leniency is whole
@@ -137,7 +140,9 @@ func New(opt Options) *Session {
 	// pull the lead below the target the charity policy set.
 	s.feedback.MaxLower = time.Nanosecond
 	// A one-second window follows a changed route within the 2 s the lead
-	// has to settle in, with ten samples to choose the best from.
+	// has to settle in, with four or five samples to choose the best from
+	// (a ping every ClientPingInterval, or every ServerPingInterval when it
+	// rides with the answer to the server's).
 	s.offset.Window = time.Second
 	return s
 }

@@ -86,7 +86,7 @@ func (s *Session) resendProposals(now time.Duration) {
 	for _, seq := range due {
 		p := s.pending[seq]
 		p.sentAt = now
-		s.queue(&proto.Propose{Ack: s.bcast, Events: []proto.Proposal{{Seq: seq, Tick: uint64(p.tick), Kind: p.ev.Kind}}})
+		s.queue(&proto.Propose{Events: []proto.Proposal{{Seq: seq, Tick: uint64(p.tick), Kind: p.ev.Kind}}})
 	}
 }
 
@@ -117,7 +117,7 @@ func (s *Session) reportHashes() {
 // lead grows by the same amount so that the backdated event still reaches the
 // server in time (netcode.md section 4).
 func (s *Session) Press(now time.Duration, kind sim.EventKind, queueLatency time.Duration) {
-	if !s.started || s.you < 0 || kind < sim.EvTurnLeft || kind > sim.EvBrakeOff {
+	if !s.started || s.you < 0 || !kind.PlayerInput() {
 		return
 	}
 	at := s.clockAt(now)
@@ -139,7 +139,7 @@ func (s *Session) Press(now time.Duration, kind sim.EventKind, queueLatency time
 	s.tl.Insert(history.TickEvent{Tick: tick, Ev: ev})
 	s.pending[s.seq] = &proposal{ev: ev, tick: tick, sentAt: now}
 	s.stats.EventsSent++
-	s.queue(&proto.Propose{Ack: s.bcast, Events: []proto.Proposal{{Seq: s.seq, Tick: uint64(tick), Kind: kind}}})
+	s.queue(&proto.Propose{Events: []proto.Proposal{{Seq: s.seq, Tick: uint64(tick), Kind: kind}}})
 	if s.OnLocal != nil {
 		s.OnLocal(ev, tick, at-queueLatency) // when the key really went down
 	}

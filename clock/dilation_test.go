@@ -130,10 +130,10 @@ func TestLateFeedback(t *testing.T) {
 // Events that take 15 ms longer than the pings (a send queue, a busy
 // browser): every event arrives late by that until the client's lead covers
 // it. The adjustment must settle where no event is late any more and the
-// spare is not wide, although each report only comes back 100 ms after its
-// event.
+// spare is not wide, although each report only comes back with the next
+// heartbeat (every 200 ms, room.DefaultHeartbeat) and a one-way trip later.
 func TestLateFeedbackSteadyLateness(t *testing.T) {
-	const extra, noise, back = 15 * ms, 3 * ms, 100 * ms
+	const extra, noise, back = 15 * ms, 3 * ms, 200*ms + 50*ms
 	rng := rand.New(rand.NewPCG(3, 5))
 	var f LateFeedback
 	type pending struct{ at, late time.Duration }

@@ -2,20 +2,33 @@ package clock
 
 import "time"
 
-// DefaultRTTWindow is how long an RTT sample counts. At the 10 pings/s the
-// server sends, it holds 5 samples: up to 4 delayed ones in a row are ignored,
-// and an RTT that really went up is believed 500 ms after the last fast
-// sample, well inside the 2 s the lead has to settle in (issue acceptance).
-const DefaultRTTWindow = 500 * time.Millisecond
+// The ping intervals the filters are sized for. The server pings each client
+// every ServerPingInterval (room.Config.Ping's default) and measures its RTT
+// from the answers; the client pings the server every ClientPingInterval
+// (client.Options.Ping's default), or sooner when its ping can ride with its
+// answer to the server's, for its clock offset. Changing either means
+// checking the windows below, whose tests run at these intervals.
+const (
+	ServerPingInterval = 200 * time.Millisecond
+	ClientPingInterval = 250 * time.Millisecond
+)
 
-// rttCap bounds the samples kept, so the filter needs no allocation. At a
-// ping rate above rttCap per window the window is shorter in time, which only
-// makes the filter follow an increase sooner.
+// DefaultRTTSamples is how many of the newest samples the RTT estimate is
+// the minimum of. Counted in samples, not in time, so that what it promises
+// holds at any ping interval: up to four delayed samples in a row are
+// ignored, and an RTT that really went up is believed at its fifth sample.
+// At ServerPingInterval that is 800 ms after its first, which leaves the
+// lead time to settle within the 2 s netcode.md promises
+// (TestLeadSettlesAfterRTTStep).
+const DefaultRTTSamples = 5
+
+// rttCap bounds the samples kept, so the filters need no allocation.
 const rttCap = 64
 
 // jitterGainShift is log2 of the inverse gain of the jitter average: 1/16,
 // the gain of the interarrival jitter of RFC 3550, section 6.4.1, so the
-// estimate forgets within about two seconds at 10 pings/s.
+// estimate forgets over about 16 samples, three seconds at
+// ServerPingInterval.
 const jitterGainShift = 4
 
 // sample is one measurement taken at time at. lo is used by
@@ -31,10 +44,10 @@ type ring struct {
 	head, n int
 }
 
-// expire drops samples older than window before now, and the oldest one if
-// the ring is full, making room for one more.
-func (r *ring) expire(now, window time.Duration) {
-	for r.n > 0 && (now-r.buf[r.head].at >= window || r.n == rttCap) {
+// expire drops samples older than window before now, and the oldest ones
+// beyond keep-1, making room for one more.
+func (r *ring) expire(now, window time.Duration, keep int) {
+	for r.n > 0 && (now-r.buf[r.head].at >= window || r.n >= keep) {
 		r.head = (r.head + 1) % rttCap
 		r.n--
 	}
@@ -64,7 +77,7 @@ func (r *ring) minRTT() int {
 // value, not one the client reports, sets the client's leniency
 // (netcode.md, section 2).
 //
-// The estimate is the minimum over the samples of the last Window. Queues
+// The estimate is the minimum over the last Keep samples. Queues
 // and retransmissions only ever add delay, so the lowest recent sample is the
 // path's own latency and delayed samples cannot raise it; a decrease is taken
 // at once (the new sample is the new minimum), an increase once the last
@@ -79,8 +92,9 @@ func (r *ring) minRTT() int {
 // The zero value is ready to use. Methods take the time as a parameter; now
 // must not decrease from call to call.
 type RTTFilter struct {
-	// Window is how long a sample counts; zero means DefaultRTTWindow.
-	Window time.Duration
+	// Keep is how many of the newest samples count (at most 64); zero means
+	// DefaultRTTSamples.
+	Keep int
 
 	r      ring
 	floor  time.Duration
@@ -95,7 +109,11 @@ func (f *RTTFilter) Add(now, rtt time.Duration) {
 	if rtt < 0 {
 		return
 	}
-	f.r.expire(now, orDefault(f.Window, DefaultRTTWindow))
+	keep := DefaultRTTSamples
+	if f.Keep > 0 {
+		keep = min(f.Keep, rttCap)
+	}
+	f.r.expire(now, maxDuration, keep)
 	f.r.push(sample{at: now, rtt: rtt})
 	f.floor = f.r.buf[f.r.minRTT()].rtt
 	f.jitter += (rtt - f.floor - f.jitter) >> jitterGainShift
@@ -118,8 +136,11 @@ func (f *RTTFilter) Jitter() time.Duration { return f.jitter }
 func (f *RTTFilter) Samples() int { return f.r.n }
 
 // Reset forgets everything, for a reconnect: the old path says nothing
-// about the new one. The Window setting is kept.
-func (f *RTTFilter) Reset() { *f = RTTFilter{Window: f.Window} }
+// about the new one. The Keep setting is kept.
+func (f *RTTFilter) Reset() { *f = RTTFilter{Keep: f.Keep} }
+
+// maxDuration is a window no sample ages out of.
+const maxDuration = time.Duration(1<<63 - 1)
 
 // orDefault returns w, or def when w is not positive: zero-valued settings
 // mean the documented default throughout the package.
@@ -131,9 +152,9 @@ func orDefault(w, def time.Duration) time.Duration {
 }
 
 // DefaultOffsetWindow is how long a ping/pong sample can serve as the offset
-// estimate. Longer than DefaultRTTWindow: the clock offset does not change
-// when the path does (only drift moves it, parts per million), so keeping a
-// good sample longer rides out longer bursts of delayed ones.
+// estimate: eight samples at ClientPingInterval. The clock offset does not
+// change when the path does (only drift moves it, parts per million), so
+// keeping a good sample long rides out long bursts of delayed ones.
 const DefaultOffsetWindow = 2 * time.Second
 
 // OffsetEstimator estimates, on the client, serverTime - localTime from
@@ -173,7 +194,7 @@ func (e *OffsetEstimator) Add(sent, serverTime, received time.Duration) {
 	if rtt < 0 {
 		return
 	}
-	e.r.expire(received, orDefault(e.Window, DefaultOffsetWindow))
+	e.r.expire(received, orDefault(e.Window, DefaultOffsetWindow), rttCap)
 	e.r.push(sample{at: received, rtt: rtt, lo: serverTime - received})
 	best := e.r.buf[e.r.minRTT()]
 	e.minRTT = best.rtt

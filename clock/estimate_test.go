@@ -8,8 +8,12 @@ import (
 
 const ms = time.Millisecond
 
-// pingEvery is the ping interval the tests assume: 10 pings/s.
-const pingEvery = 100 * ms
+// The intervals the filters see when the game runs: the server's pings feed
+// the RTTFilter, the client's the OffsetEstimator.
+const (
+	pingEvery       = ServerPingInterval
+	clientPingEvery = ClientPingInterval
+)
 
 func TestRTTFilterIgnoresDelayedSamples(t *testing.T) {
 	tests := []struct {
@@ -18,7 +22,10 @@ func TestRTTFilterIgnoresDelayedSamples(t *testing.T) {
 	}{
 		{"clean", []time.Duration{60 * ms, 60 * ms, 60 * ms, 60 * ms}},
 		{"isolated spikes", []time.Duration{60 * ms, 60 * ms, 200 * ms, 60 * ms, 60 * ms, 400 * ms, 60 * ms}},
+		// Four delayed pings in a row, at the interval the server pings at:
+		// the estimate, which sets leads and leniency, must not move.
 		{"burst of four", []time.Duration{60 * ms, 150 * ms, 900 * ms, 170 * ms, 180 * ms, 60 * ms, 61 * ms}},
+		{"two bursts of four", []time.Duration{60 * ms, 90 * ms, 90 * ms, 90 * ms, 90 * ms, 60 * ms, 150 * ms, 150 * ms, 150 * ms, 150 * ms, 60 * ms}},
 		{"every other delayed", []time.Duration{60 * ms, 95 * ms, 60 * ms, 95 * ms, 60 * ms, 95 * ms, 60 * ms, 95 * ms}},
 	}
 	for _, tt := range tests {
@@ -58,10 +65,11 @@ func TestRTTFilterFollowsSteps(t *testing.T) {
 		before, after time.Duration
 		within        time.Duration // the estimate must follow at most this long after the first new sample
 	}{
-		// "Well under 1 s" at 10 pings/s: the window must expire.
-		{"up 60 to 160", 60 * ms, 160 * ms, 500 * ms},
+		// Believed at the fifth sample at the new RTT, four intervals after
+		// the first: inside the 2 s the lead has to settle in.
+		{"up 60 to 160", 60 * ms, 160 * ms, (DefaultRTTSamples - 1) * pingEvery},
 		{"down 160 to 60", 160 * ms, 60 * ms, 0},
-		{"up 20 to 300", 20 * ms, 300 * ms, 500 * ms},
+		{"up 20 to 300", 20 * ms, 300 * ms, (DefaultRTTSamples - 1) * pingEvery},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,6 +127,7 @@ func TestRTTFilterEdges(t *testing.T) {
 		t.Errorf("negative sample kept: Samples() = %d, want 0", f.Samples())
 	}
 	// Far more samples than the ring holds, all inside one window.
+	f.Keep = rttCap
 	for k := range 3 * rttCap {
 		f.Add(time.Duration(k)*time.Microsecond, time.Duration(100-k%7)*ms)
 	}
@@ -128,10 +137,16 @@ func TestRTTFilterEdges(t *testing.T) {
 	if got := f.RTT(); got != 94*ms {
 		t.Errorf("RTT() = %v, want 94ms", got)
 	}
-	f.Window = time.Second
+	f.Keep = 3
 	f.Reset()
-	if f.Samples() != 0 || f.RTT() != 0 || f.Jitter() != 0 || f.Window != time.Second {
-		t.Errorf("after Reset: %+v, want empty with Window kept", f)
+	if f.Samples() != 0 || f.RTT() != 0 || f.Jitter() != 0 || f.Keep != 3 {
+		t.Errorf("after Reset: %+v, want empty with Keep kept", f)
+	}
+	for k, s := range []time.Duration{50 * ms, 90 * ms, 90 * ms, 90 * ms} {
+		f.Add(time.Duration(k)*pingEvery, s)
+	}
+	if f.Samples() != 3 || f.RTT() != 90*ms {
+		t.Errorf("Keep 3: %d samples, RTT %v; want 3 and 90ms (the 50ms sample left)", f.Samples(), f.RTT())
 	}
 }
 
@@ -147,8 +162,12 @@ func TestOffsetEstimatorAsymmetricSpikes(t *testing.T) {
 		{"symmetric", fixed(30 * ms), fixed(30 * ms), theta, 0},
 		{"uplink spikes", spiky(30*ms, 3, 80*ms), fixed(30 * ms), theta, 0},
 		{"downlink spikes", fixed(30 * ms), spiky(30*ms, 2, 120*ms), theta, 0},
-		{"both, one clean in nineteen", cleanEvery(30*ms, 19, 45*ms), cleanEvery(30*ms, 19, 5*ms), theta, 0},
-		{"random jitter 5ms", jittery(rng, 30*ms, 5*ms), jittery(rng, 30*ms, 5*ms), theta, ms},
+		// The window holds eight exchanges at the client's ping interval:
+		// one clean one among them is enough.
+		{"both, one clean in eight", cleanEvery(30*ms, 8, 45*ms), cleanEvery(30*ms, 8, 5*ms), theta, 0},
+		// The error is half the difference of the fastest uplink's and the
+		// fastest downlink's extra delay: below half the jitter.
+		{"random jitter 5ms", jittery(rng, 30*ms, 5*ms), jittery(rng, 30*ms, 5*ms), theta, 5 * ms / 2},
 		// A path that is asymmetric all the time is invisible to ping/pong:
 		// the estimate is off by half the asymmetry (harmless, see
 		// TestAsymmetricPathCancels).
@@ -158,7 +177,7 @@ func TestOffsetEstimatorAsymmetricSpikes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var e OffsetEstimator
 			for k := range 100 {
-				sent := time.Duration(k) * pingEvery
+				sent := time.Duration(k) * clientPingEvery
 				ts := sent + theta + tt.up(k)
 				received := ts - theta + tt.down(k)
 				e.Add(sent, ts, received)

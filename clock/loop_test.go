@@ -12,12 +12,13 @@ import (
 // clock." One client, charity 0 (so its target lead is its one-way latency),
 // every piece of the package in the loop:
 //
-//   - the server pings the client every 100 ms, measures the RTT with an
-//     RTTFilter, runs the Policy and a Smoother, and sends the published lead
-//     with its next ping;
-//   - the client pings the server every 100 ms (50 ms out of phase), keeps an
-//     OffsetEstimator, and runs its simulation clock at the rate Dilation
-//     gives for the error against offset.ServerTime(local) + lead.
+//   - the server pings the client every ServerPingInterval, measures the RTT
+//     with an RTTFilter, runs the Policy and a Smoother, and sends the
+//     published lead with its next ping;
+//   - the client pings the server every ClientPingInterval (out of phase),
+//     keeps an OffsetEstimator with the one-second window the client uses,
+//     and runs its simulation clock at the rate Dilation gives for the error
+//     against offset.ServerTime(local) + lead.
 //
 // Virtual time advances in 1 ms steps; the server clock is the virtual time,
 // the client's local clock is off by skew. The lead that counts is the true
@@ -88,6 +89,7 @@ func runLoop(link *loopLink, end, tol time.Duration) loopResult {
 		sim     time.Duration
 		started bool
 	)
+	offset.Window = time.Second // as client.New sets it
 	res.settle = make([]time.Duration, len(link.at))
 	res.final = make([]time.Duration, len(link.at))
 	send := func(now time.Duration, m loopMsg) {
@@ -119,14 +121,14 @@ func runLoop(link *loopLink, end, tol time.Duration) loopResult {
 				offset.Add(m.a, m.b, at+skew)
 			}
 		}
-		if now%(100*ms) == 0 {
+		if now%ServerPingInterval == 0 {
 			published := time.Duration(-1)
 			if filter.Samples() > 0 {
 				published = smoother.Value()
 			}
 			send(now, loopMsg{kind: srvPing, a: now, b: published})
 		}
-		if now%(100*ms) == 50*ms {
+		if now%ClientPingInterval == ClientPingInterval/2 {
 			send(now, loopMsg{kind: cliPing, a: local})
 		}
 		if !started && offset.Ready() && lead >= 0 {

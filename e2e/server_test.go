@@ -10,14 +10,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"webtron/client"
 	"webtron/clock"
+	"webtron/headless"
 	"webtron/server"
 	"webtron/web"
 )
@@ -49,72 +47,38 @@ func startServerWith(t *testing.T, charity clock.Charity, bots, seats int) strin
 	return ln.Addr().String()
 }
 
-// watcher is a headless spectator: a client.Session over a real WebSocket that
-// sees the server's history as it is broadcast.
-type watcher struct {
-	mu    sync.Mutex
-	sess  *client.Session
-	start time.Time
-	conn  *websocket.Conn
-}
+// watcher is a headless spectator (package headless): a client.Session over
+// a real WebSocket that sees the server's history as it is broadcast.
+type watcher struct{ p *headless.Player }
 
 func watch(t *testing.T, addr, room string) *watcher {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	c, _, err := websocket.Dial(ctx, "ws://"+addr+"/ws", &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"http://" + addr}}})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	p, err := headless.Dial(ctx, headless.Options{URL: "ws://" + addr, Name: "watcher", Room: room, Spectate: true, Idle: true,
+		Header: http.Header{"Origin": {"http://" + addr}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SetReadLimit(4 << 20)
-	w := &watcher{sess: client.New(client.Options{Name: "watcher", Room: room, Spectate: true}), start: time.Now(), conn: c}
-	w.send(ctx, w.sess.Hello(0))
+	if err := p.WaitWelcome(ctx); err != nil {
+		t.Fatalf("watcher: %v", err)
+	}
+	run, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
 	go func() {
-		for {
-			_, b, err := c.Read(ctx)
-			if err != nil {
-				return
-			}
-			w.mu.Lock()
-			w.sess.Receive(time.Since(w.start), b)
-			out := w.sess.Outgoing(nil)
-			w.mu.Unlock()
-			for _, m := range out {
-				w.send(ctx, m)
-			}
-		}
+		headless.Run(run, []*headless.Player{p}, 0)
+		close(done)
 	}()
-	go func() {
-		tk := time.NewTicker(4 * time.Millisecond)
-		defer tk.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tk.C:
-			}
-			w.mu.Lock()
-			w.sess.Update(time.Since(w.start))
-			out := w.sess.Outgoing(nil)
-			w.mu.Unlock()
-			for _, m := range out {
-				w.send(ctx, m)
-			}
-		}
-	}()
-	return w
-}
-
-func (w *watcher) send(ctx context.Context, b []byte) {
-	w.conn.Write(ctx, websocket.MessageBinary, b)
+	t.Cleanup(func() {
+		stop()
+		<-done
+		p.Close()
+	})
+	return &watcher{p}
 }
 
 // with runs f on the session under its lock.
-func (w *watcher) with(f func(s *client.Session)) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	f(w.sess)
-}
+func (w *watcher) with(f func(s *client.Session)) { w.p.Inspect(f) }
 
 // artifacts is where screenshots go: $WEBTRON_ARTIFACTS, or e2e/artifacts.
 func artifacts(t *testing.T) string {

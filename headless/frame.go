@@ -4,52 +4,27 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
-	"webtron/bot"
 	"webtron/client"
 	"webtron/sim"
 )
 
-// Frame runs one client frame: the clock and the simulation advance, and on
-// each new tick the bot decides on the predicted present; every key press it
-// wants happens at a random moment within the next tick, as a human's would.
+// Frame runs one client frame (package drive): the clock and the
+// simulation advance, the bot decides on each new tick, and each key it
+// wants goes down at its moment within the next tick, on a timer.
 func (p *Player) Frame() {
 	if p.stopped() {
 		return
 	}
 	p.mu.Lock()
-	now := p.now()
-	p.sess.Update(now)
-	var presses []sim.EventKind
-	var dt time.Duration
-	if s := p.sess.State(); s != nil && p.sess.You() >= 0 && !p.opt.Idle && s.Tick() != p.decided {
-		p.decided = s.Tick()
-		if p.bot == nil {
-			p.bot = bot.New(p.sess.You(), p.opt.Seed)
-		}
-		p.evs = p.bot.Decide(s, p.evs[:0])
-		dt = time.Second / time.Duration(s.Config().TickRate)
-		if c := s.Cycle(p.sess.You()); c.Alive && p.opt.BrakeEvery > 0 && p.rand()%uint64(max(1, p.opt.BrakeEvery/dt)) == 0 {
-			kind := sim.EvBrakeOn
-			if c.Braking {
-				kind = sim.EvBrakeOff
-			}
-			p.evs = append(p.evs, sim.Event{Kind: kind})
-		}
-		for _, ev := range p.evs {
-			presses = append(presses, ev.Kind)
-		}
-	}
-	var delays []time.Duration
-	for range presses {
-		delays = append(delays, time.Duration(p.rand()%uint64(dt)))
+	p.presses = p.drv.Frame(p.now(), p.presses[:0])
+	for _, pr := range p.presses {
+		time.AfterFunc(pr.After, func() { p.press(pr.Kind) })
 	}
 	p.mu.Unlock()
-	for i, kind := range presses {
-		time.AfterFunc(delays[i], func() { p.press(kind) })
-	}
 	p.flush()
 }
 
@@ -58,16 +33,21 @@ func (p *Player) press(kind sim.EventKind) {
 		return
 	}
 	p.mu.Lock()
-	p.sess.Press(p.now(), kind, 0)
+	p.drv.Press(p.now(), kind)
 	p.mu.Unlock()
 	p.flush()
 }
 
-func (p *Player) rand() uint64 {
-	p.rng ^= p.rng << 13
-	p.rng ^= p.rng >> 7
-	p.rng ^= p.rng << 17
-	return p.rng
+// Lags returns a copy of the perceived lags measured so far, by remote
+// player slot: only other players' key presses count.
+func (p *Player) Lags() map[int][]time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[int][]time.Duration, len(p.drv.Lags()))
+	for slot, v := range p.drv.Lags() {
+		out[slot] = slices.Clone(v)
+	}
+	return out
 }
 
 func (p *Player) stopped() bool {

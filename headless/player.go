@@ -13,10 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"webtron/bot"
 	"webtron/client"
-	"webtron/history"
-	"webtron/sim"
+	"webtron/internal/drive"
 )
 
 // Options configures one headless player.
@@ -47,11 +45,8 @@ type Player struct {
 
 	mu       sync.Mutex // guards everything below
 	sess     *client.Session
-	bot      *bot.Bot
-	evs      []sim.Event
-	rng      uint64
-	decided  int64
-	lags     map[int][]time.Duration // remote player slot -> measured perceived lag
+	drv      *drive.Player
+	presses  []drive.Press
 	err      error
 	welcome  int // size of the Welcome message
 	welcomed chan struct{}
@@ -70,10 +65,10 @@ func Dial(ctx context.Context, opt Options) (*Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Player{opt: opt, link: l, start: time.Now(), rng: opt.Seed*0x9e3779b97f4a7c15 | 1, decided: -1,
-		lags: map[int][]time.Duration{}, welcomed: make(chan struct{}), done: make(chan struct{})}
+	p := &Player{opt: opt, link: l, start: time.Now(), welcomed: make(chan struct{}), done: make(chan struct{})}
 	p.sess = client.New(client.Options{Name: opt.Name, Room: opt.Room, Token: opt.Token, Spectate: opt.Spectate, MindReader: opt.MindReader})
-	p.sess.OnEvent = p.onEvent
+	p.drv = drive.New(p.sess, drive.Options{Seed: opt.Seed, BrakeEvery: opt.BrakeEvery})
+	p.drv.Idle = opt.Idle
 	hello := p.sess.Hello(p.now())
 	if err := l.write([][]byte{hello}); err != nil {
 		l.closeNow()
@@ -84,14 +79,6 @@ func Dial(ctx context.Context, opt Options) (*Player, error) {
 }
 
 func (p *Player) now() time.Duration { return time.Since(p.start) }
-
-// onEvent keeps the perceived lag of each remote player input (server-made
-// events such as spawns sit at the server's present and would skew it).
-func (p *Player) onEvent(ev history.TickEvent, lag time.Duration) {
-	if ev.Ev.Kind >= sim.EvTurnLeft && ev.Ev.Kind <= sim.EvBrakeOff {
-		p.lags[int(ev.Ev.Player)] = append(p.lags[int(ev.Ev.Player)], lag)
-	}
-}
 
 func (p *Player) readLoop() {
 	defer close(p.done)

@@ -8,34 +8,34 @@ import (
 	"time"
 
 	"webtron/client"
-	"webtron/lab"
+	"webtron/internal/stats"
 )
 
 // Report is a swarm's result. JSON field names are a contract, like the
 // lab's; Pairs uses the lab's structure.
 type Report struct {
-	URL            string           `json:"url"`
-	Players        int              `json:"players"`
-	Connected      int              `json:"connected"`
-	Transports     map[string]int   `json:"transports"` // connected players by transport (websocket, webtransport)
-	Failed         int              `json:"failed"`  // could not connect or was refused a Welcome
-	Dropped        int              `json:"dropped"` // ended by the server or the network during the run
-	DurationS      float64          `json:"duration_s"`
-	EventsSent     int64            `json:"events_sent"`
-	EventsReceived int64            `json:"events_received"`
-	Postponed      int64            `json:"postponed_events"`
-	Refused        int64            `json:"refused_events"`
-	Rollbacks      int64            `json:"rollbacks"`
-	Desyncs        int64            `json:"desyncs"` // resyncs received
-	ProtocolErrors int64            `json:"protocol_errors"`
-	Lag            lab.Percentiles2 `json:"perceived_lag_ms"` // every sample of every pair
+	URL            string             `json:"url"`
+	Players        int                `json:"players"`
+	Connected      int                `json:"connected"`
+	Transports     map[string]int     `json:"transports"` // connected players by transport (websocket, webtransport)
+	Failed         int                `json:"failed"`     // could not connect or was refused a Welcome
+	Dropped        int                `json:"dropped"`    // ended by the server or the network during the run
+	DurationS      float64            `json:"duration_s"`
+	EventsSent     int64              `json:"events_sent"`
+	EventsReceived int64              `json:"events_received"`
+	Postponed      int64              `json:"postponed_events"`
+	Refused        int64              `json:"refused_events"`
+	Rollbacks      int64              `json:"rollbacks"`
+	Desyncs        int64              `json:"desyncs"` // resyncs received
+	ProtocolErrors int64              `json:"protocol_errors"`
+	Lag            stats.Percentiles2 `json:"perceived_lag_ms"` // every sample of every pair
 	// LagExcess is measured minus predicted perceived lag, in ms.
-	LagExcess Excess `json:"lag_excess_ms"`
-	Bandwidth      lab.Bandwidth    `json:"bytes_per_second"` // per player, Welcome excluded
-	WelcomeBytes   WelcomeSize      `json:"welcome_bytes"`
-	Errors         []string         `json:"errors,omitempty"` // the first few
-	Names          []NameRow        `json:"names"`
-	Pairs          []lab.PairRow    `json:"pairs"`
+	LagExcess    Excess          `json:"lag_excess_ms"`
+	Bandwidth    stats.Bandwidth `json:"bytes_per_second"` // per player, Welcome excluded
+	WelcomeBytes WelcomeSize     `json:"welcome_bytes"`
+	Errors       []string        `json:"errors,omitempty"` // the first few
+	Names        []NameRow       `json:"names"`
+	Pairs        []stats.PairRow `json:"pairs"`
 }
 
 // Excess is how far measured perceived lags ran past the predicted ones
@@ -105,7 +105,7 @@ func collect(o SwarmOptions, players []*Player, errs []error, dur time.Duration)
 		})
 		p.mu.Lock()
 		welcome, elapsed := p.welcome, p.now()
-		for _, v := range p.lags {
+		for _, v := range p.drv.Lags() {
 			all = append(all, v...)
 		}
 		p.mu.Unlock()
@@ -134,27 +134,28 @@ func collect(o SwarmOptions, players []*Player, errs []error, dur time.Duration)
 			predicted[pi.ID] = pi.PredictedLagMs
 		}
 		p.mu.Lock()
-		for slot, v := range p.lags {
+		for slot, v := range p.drv.Lags() {
 			peer, ok := ids[key{p.opt.Room, slot}]
 			if !ok || len(v) == 0 {
 				continue // a server bot, or a player of another process
 			}
-			r.Pairs = append(r.Pairs, lab.PairRow{Viewer: i + 1, Peer: peer, Predicted: predicted[slot],
-				P50: lab.Ms(lab.Percentile(v, 0.5)), P95: lab.Ms(lab.Percentile(v, 0.95)), Samples: len(v)})
+			lag := stats.Summarize2(v)
+			r.Pairs = append(r.Pairs, stats.PairRow{Viewer: i + 1, Peer: peer, Predicted: predicted[slot],
+				P50: lag.P50, P95: lag.P95, Samples: len(v)})
 			pred := time.Duration(predicted[slot] * float64(time.Millisecond))
 			for _, d := range v {
 				excess = append(excess, d-pred)
 			}
-			if pp := lab.Ms(lab.Percentile(v, 0.99) - pred); len(r.Pairs) == 1 || pp > r.LagExcess.WorstPairP99 {
+			if pp := stats.Ms(stats.Percentile(v, 0.99) - pred); len(r.Pairs) == 1 || pp > r.LagExcess.WorstPairP99 {
 				r.LagExcess.WorstPairP99 = pp
 			}
 		}
 		p.mu.Unlock()
 	}
-	slices.SortFunc(r.Pairs, func(a, b lab.PairRow) int { return cmp.Or(a.Viewer-b.Viewer, a.Peer-b.Peer) })
-	r.Lag = lab.Percentiles2{P50: lab.Ms(lab.Percentile(all, 0.5)), P95: lab.Ms(lab.Percentile(all, 0.95))}
-	r.LagExcess.P50, r.LagExcess.P99 = lab.Ms(lab.Percentile(excess, 0.5)), lab.Ms(lab.Percentile(excess, 0.99))
-	r.Bandwidth = lab.Bandwidth{UpP50: lab.Median(ups), DownP50: lab.Median(downs)}
+	slices.SortFunc(r.Pairs, func(a, b stats.PairRow) int { return cmp.Or(a.Viewer-b.Viewer, a.Peer-b.Peer) })
+	r.Lag = stats.Summarize2(all)
+	r.LagExcess.P50, r.LagExcess.P99 = stats.Ms(stats.Percentile(excess, 0.5)), stats.Ms(stats.Percentile(excess, 0.99))
+	r.Bandwidth = stats.Bandwidth{UpP50: stats.Median(ups), DownP50: stats.Median(downs)}
 	if len(welcomes) > 0 {
 		slices.Sort(welcomes)
 		r.WelcomeBytes = WelcomeSize{P50: welcomes[len(welcomes)/2], Max: welcomes[len(welcomes)-1]}

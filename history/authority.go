@@ -12,7 +12,8 @@ const (
 	Refused                     // does not land; Reason says why
 )
 
-// Reason explains a refusal. The values match proto.RefuseReason.
+// Reason explains a refusal. The wire has its own codes
+// (proto.RefuseReason); the room translates, and its tests pin the table.
 type Reason uint8
 
 // Reasons for refusing an event.
@@ -22,7 +23,6 @@ const (
 	ReasonNotYourPlayer        // the event names another player
 	ReasonNotAlive             // the player is dead or not in the round
 	ReasonDuplicate            // this sequence number was seen already
-	ReasonRateLimited          // set by the transport layer, never here
 	ReasonInvalidKind          // not an event a client may propose
 )
 
@@ -37,8 +37,6 @@ func (r Reason) String() string {
 		return "not alive in this round"
 	case ReasonDuplicate:
 		return "duplicate sequence number"
-	case ReasonRateLimited:
-		return "rate limited"
 	case ReasonInvalidKind:
 		return "not a player event"
 	}
@@ -51,34 +49,54 @@ type Decision struct {
 	Tick   int64 // final tick when accepted or postponed
 	Reason Reason
 	Late   int64 // ticks the proposal came after the earliest tick allowed (>0 postponed), or negative spare
+	// Again marks the answer to a resent proposal (same sequence number,
+	// same event) that was decided before: the first decision, repeated,
+	// and nothing logged. On a datagram link the proposal or its answer was
+	// lost; the proposer gets that answer again.
+	Again bool
 }
 
-// seqWindow remembers which of the last 64 sequence numbers it has seen, so a
-// duplicate is refused even when datagrams arrive out of order.
-type seqWindow struct {
-	top  uint32
-	bits uint64 // bit i: top-i seen
+// SeqMemory is how many of a player's most recent sequence numbers the
+// authority remembers the fate of. A resent proposal older than that is
+// refused as a duplicate: its fate can no longer be told.
+const SeqMemory = 64
+
+// seqLog remembers the fate of a player's recent proposals by sequence
+// number, so that a resent one is answered again rather than decided again.
+type seqLog struct {
+	top  uint32 // highest sequence number seen
+	any  bool
+	ring [SeqMemory]seqEntry
 }
 
-func (w *seqWindow) seen(seq uint32) bool {
-	if seq > w.top {
-		return false
+type seqEntry struct {
+	seq  uint32
+	used bool
+	kind sim.EventKind
+	arg  int32
+	d    Decision
+}
+
+// find returns the entry of seq when it is remembered; old reports a seq too
+// far below the newest to tell.
+func (l *seqLog) find(seq uint32) (e *seqEntry, old bool) {
+	if !l.any || seq > l.top {
+		return nil, false
 	}
-	d := w.top - seq
-	return d >= 64 || w.bits&(1<<d) != 0 // too old counts as seen: it cannot be checked
+	if l.top-seq >= SeqMemory {
+		return nil, true
+	}
+	if e := &l.ring[seq%SeqMemory]; e.used && e.seq == seq {
+		return e, false
+	}
+	return nil, false // within the window and never seen: reordered, not resent
 }
 
-func (w *seqWindow) mark(seq uint32) {
-	if seq > w.top {
-		shift := seq - w.top
-		if shift >= 64 {
-			w.bits = 0
-		} else {
-			w.bits <<= shift
-		}
-		w.top = seq
+func (l *seqLog) record(ev sim.Event, d Decision) {
+	if !l.any || ev.Seq > l.top {
+		l.top, l.any = ev.Seq, true
 	}
-	w.bits |= 1 << (w.top - seq)
+	l.ring[ev.Seq%SeqMemory] = seqEntry{seq: ev.Seq, used: true, kind: ev.Kind, arg: ev.Arg, d: d}
 }
 
 // Authority is the server's side of the history: it decides where each
@@ -90,7 +108,7 @@ type Authority struct {
 	lenient [sim.MaxPlayers]int64 // ticks
 	floor   [sim.MaxPlayers]int64 // earliest tick still open to the player's events; never decreases
 	active  [sim.MaxPlayers]bool  // player slot in use (finality waits for it)
-	seqs    [sim.MaxPlayers]seqWindow
+	seqs    [sim.MaxPlayers]seqLog
 }
 
 // NewAuthority wraps a timeline that keeps a confirmed state.
@@ -109,7 +127,7 @@ func (a *Authority) SetActive(p int, on bool) {
 		a.lenient[p] = 0
 	}
 	a.floor[p] = max(a.floor[p], a.Now())
-	a.seqs[p] = seqWindow{}
+	a.seqs[p] = seqLog{}
 }
 
 // SetLeniency sets how many ticks in the past the player's events may land.
@@ -126,19 +144,33 @@ func (a *Authority) earliest(p int) int64 {
 
 // Propose decides on an event that player `from` proposes for tick. Accepted
 // and postponed events are logged (the timeline rolls back on its next
-// Advance if the tick is in the past); the caller broadcasts them.
+// Advance if the tick is in the past); the caller broadcasts them. A
+// sequence number is decided once: proposed again with the same event (a
+// resend), it gets its first decision again (Decision.Again); with another
+// event, or too old to tell, it is refused as a duplicate.
 func (a *Authority) Propose(from int, ev sim.Event, tick int64) Decision {
-	switch {
-	case int(ev.Player) != from:
+	if int(ev.Player) != from {
 		return Decision{Status: Refused, Reason: ReasonNotYourPlayer}
-	case a.seqs[from].seen(ev.Seq):
-		return Decision{Status: Refused, Reason: ReasonDuplicate}
 	}
-	// From here on the sequence number is used up, whatever the answer: a
-	// resent copy of a refused proposal is a duplicate, not a second refusal.
-	a.seqs[from].mark(ev.Seq)
+	switch e, old := a.seqs[from].find(ev.Seq); {
+	case old:
+		return Decision{Status: Refused, Reason: ReasonDuplicate}
+	case e != nil && (e.kind != ev.Kind || e.arg != ev.Arg):
+		return Decision{Status: Refused, Reason: ReasonDuplicate}
+	case e != nil:
+		d := e.d
+		d.Again, d.Late = true, 0
+		return d
+	}
+	d := a.decide(from, ev, tick)
+	a.seqs[from].record(ev, d)
+	return d
+}
+
+// decide answers a proposal seen for the first time.
+func (a *Authority) decide(from int, ev sim.Event, tick int64) Decision {
 	switch {
-	case ev.Kind < sim.EvTurnLeft || ev.Kind > sim.EvBrakeOff:
+	case !ev.Kind.PlayerInput():
 		return Decision{Status: Refused, Reason: ReasonInvalidKind}
 	case tick > a.Now()+a.MaxLead:
 		return Decision{Status: Refused, Reason: ReasonTooFarAhead}

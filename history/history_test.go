@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"webtron/internal/xorshift"
 	"webtron/sim"
 )
 
@@ -68,7 +69,9 @@ func TestRequestSequence(t *testing.T) {
 	}
 	tl.Insert(TickEvent{5, sim.Event{Kind: sim.EvJoin, Player: 3}})
 	tl.Insert(TickEvent{6, sim.Event{Kind: sim.EvJoin, Player: 4}}) // not simulated yet: no rollback
-	reqs, _ = tl.Plan(9, nil)
+	if reqs, err = tl.Plan(9, nil); err != nil {
+		t.Fatal(err)
+	}
 	want = "[load 4 advance 4 advance 5 advance 6 advance 7 save 8 advance 8]"
 	if got := fmt.Sprint(reqs); got != want {
 		t.Fatalf("rollback plan:\n got %s\nwant %s", got, want)
@@ -77,7 +80,9 @@ func TestRequestSequence(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl.Insert(TickEvent{2, sim.Event{Kind: sim.EvJoin, Player: 5}})
-	reqs, _ = tl.Plan(9, nil)
+	if reqs, err = tl.Plan(9, nil); err != nil {
+		t.Fatal(err)
+	}
 	want = "[load 0 advance 0 advance 1 advance 2 advance 3 save 4 advance 4 advance 5 advance 6 advance 7 save 8 advance 8]"
 	if got := fmt.Sprint(reqs); got != want {
 		t.Fatalf("deeper rollback plan:\n got %s\nwant %s", got, want)
@@ -97,17 +102,12 @@ func TestRollbackTooDeep(t *testing.T) {
 
 // gen makes a seeded stream of player inputs for n players.
 type gen struct {
-	rng uint64
+	rng xorshift.Rand
 	n   int
 	seq [sim.MaxPlayers]uint32
 }
 
-func (g *gen) next() uint64 {
-	g.rng ^= g.rng << 13
-	g.rng ^= g.rng >> 7
-	g.rng ^= g.rng << 17
-	return g.rng
-}
+func newGen(seed uint64, n int) *gen { return &gen{rng: xorshift.New(seed), n: n} }
 
 func (g *gen) events(tick int64, out []TickEvent) []TickEvent {
 	if tick == 0 {
@@ -117,7 +117,7 @@ func (g *gen) events(tick int64, out []TickEvent) []TickEvent {
 		return out
 	}
 	for p := 0; p < g.n; p++ {
-		if v := g.next(); v%30 == 0 {
+		if v := g.rng.Uint64(); v%30 == 0 {
 			g.seq[p]++
 			out = append(out, TickEvent{tick, sim.Event{Kind: sim.EvTurnLeft + sim.EventKind(v>>8%4), Player: uint8(p), Seq: g.seq[p]}})
 		}
@@ -131,7 +131,7 @@ func (g *gen) events(tick int64, out []TickEvent) []TickEvent {
 func TestLateEventsMatchOnTime(t *testing.T) {
 	ref := newTL(t, Options{})
 	late := newTL(t, Options{})
-	g := &gen{rng: 77, n: 8}
+	g := newGen(77, 8)
 	type pending struct {
 		te TickEvent
 		at int64
@@ -153,7 +153,9 @@ func TestLateEventsMatchOnTime(t *testing.T) {
 			}
 		}
 		queue = keep
-		ref.Advance(tick + 1)
+		if _, err := ref.Advance(tick + 1); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := late.Advance(tick + 1); err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +163,9 @@ func TestLateEventsMatchOnTime(t *testing.T) {
 	for _, p := range queue {
 		late.Insert(p.te)
 	}
-	late.Advance(5000)
+	if _, err := late.Advance(5000); err != nil {
+		t.Fatal(err)
+	}
 	if ref.State().Hash() != late.State().Hash() {
 		t.Fatal("hash with late events differs from on-time hash")
 	}
@@ -197,24 +201,36 @@ func TestAuthority(t *testing.T) {
 		wantStatus Status
 		wantTick   int64
 		wantReason Reason
+		wantAgain  bool
 	}{
-		{"on time", 0, turn(0, 1), now, Accepted, now, 0},
-		{"future", 0, turn(0, 2), now + 30, Accepted, now + 30, 0},
-		{"too far ahead", 0, turn(0, 3), now + 61, Refused, 0, ReasonTooFarAhead},
-		{"no leniency: postponed to now", 0, turn(0, 4), now - 3, Postponed, now, 0},
-		{"within leniency", 1, turn(1, 1), now - 10, Accepted, now - 10, 0},
-		{"beyond leniency", 1, turn(1, 2), now - 11, Postponed, now - 10, 0},
-		{"duplicate", 1, turn(1, 2), now, Refused, 0, ReasonDuplicate},
-		{"another player's", 2, turn(1, 9), now, Refused, 0, ReasonNotYourPlayer},
-		{"server kind", 2, sim.Event{Kind: sim.EvRoundStart, Player: 2, Seq: 5}, now, Refused, 0, ReasonInvalidKind},
-		{"join is not a proposal", 2, sim.Event{Kind: sim.EvJoin, Player: 2, Seq: 6}, now, Refused, 0, ReasonInvalidKind},
-		{"not in the round", 7, turn(7, 1), now, Refused, 0, ReasonNotAlive},
+		{"on time", 0, turn(0, 1), now, Accepted, now, 0, false},
+		{"future", 0, turn(0, 2), now + 30, Accepted, now + 30, 0, false},
+		{"too far ahead", 0, turn(0, 3), now + 61, Refused, 0, ReasonTooFarAhead, false},
+		{"no leniency: postponed to now", 0, turn(0, 4), now - 3, Postponed, now, 0, false},
+		{"within leniency", 1, turn(1, 1), now - 10, Accepted, now - 10, 0, false},
+		{"beyond leniency", 1, turn(1, 2), now - 11, Postponed, now - 10, 0, false},
+		// A resend (the proposal or its answer was lost) gets the first
+		// answer again, whatever tick it names now; nothing is logged twice.
+		{"resent: answered again", 1, turn(1, 2), now, Postponed, now - 10, 0, true},
+		{"resent refusal: answered again", 0, turn(0, 3), now, Refused, 0, ReasonTooFarAhead, true},
+		{"seq reused for another event", 1, sim.Event{Kind: sim.EvBrakeOn, Player: 1, Seq: 2}, now, Refused, 0, ReasonDuplicate, false},
+		{"another player's", 2, turn(1, 9), now, Refused, 0, ReasonNotYourPlayer, false},
+		{"server kind", 2, sim.Event{Kind: sim.EvRoundStart, Player: 2, Seq: 5}, now, Refused, 0, ReasonInvalidKind, false},
+		{"join is not a proposal", 2, sim.Event{Kind: sim.EvJoin, Player: 2, Seq: 6}, now, Refused, 0, ReasonInvalidKind, false},
+		{"not in the round", 7, turn(7, 1), now, Refused, 0, ReasonNotAlive, false},
+		{"jump ahead", 2, turn(2, 6+SeqMemory), now, Accepted, now, 0, false},
+		{"too old to tell", 2, turn(2, 6), now, Refused, 0, ReasonDuplicate, false},
+		{"reordered, not resent", 2, turn(2, 7), now, Accepted, now, 0, false},
 	}
+	logged := tl.Log.Len()
 	for _, c := range cases {
 		d := a.Propose(c.from, c.ev, c.tick)
-		if d.Status != c.wantStatus || d.Tick != c.wantTick || d.Reason != c.wantReason {
-			t.Errorf("%s: got %+v, want status %d tick %d reason %v", c.name, d, c.wantStatus, c.wantTick, c.wantReason)
+		if d.Status != c.wantStatus || d.Tick != c.wantTick || d.Reason != c.wantReason || d.Again != c.wantAgain {
+			t.Errorf("%s: got %+v, want status %d tick %d reason %v again %v", c.name, d, c.wantStatus, c.wantTick, c.wantReason, c.wantAgain)
 		}
+	}
+	if got := tl.Log.Len() - logged; got != 7 {
+		t.Errorf("%d events logged, want 7 (each accepted or postponed proposal once)", got)
 	}
 	if got, want := a.Final(1), now-11; got != want {
 		t.Errorf("final tick of player 1: got %d, want %d", got, want)
@@ -226,21 +242,26 @@ func TestAuthority(t *testing.T) {
 func TestJoinDataCatchesUp(t *testing.T) {
 	tl := newTL(t, Options{Confirmed: true})
 	a := NewAuthority(tl, 60)
-	g := &gen{rng: 9, n: 6}
+	g := newGen(9, 6)
 	var rounds []RoundRecord
 	tl.opt.OnRound = func(r RoundRecord) { rounds = append(rounds, r) }
 	for now := int64(0); now < 8000; now++ {
 		for _, te := range g.events(now, nil) {
 			a.Server(te.Ev)
 		}
-		a.Tick(now + 1)
+		if _, err := a.Tick(now + 1); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tick, state, evs := tl.JoinData()
 	s, err := sim.UnmarshalState(state)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, _ := New(s, Options{})
+	j, err := New(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, te := range evs {
 		j.Insert(te)
 	}
@@ -281,7 +302,6 @@ func TestJoinDataCatchesUp(t *testing.T) {
 func BenchmarkServerLateEvent(b *testing.B) {
 	tl := newTL(b, Options{Confirmed: true})
 	a := NewAuthority(tl, 60)
-	g := &gen{rng: 3, n: 8}
 	for p := 0; p < 8; p++ {
 		a.Server(sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
 		a.SetActive(p, true)
@@ -289,7 +309,9 @@ func BenchmarkServerLateEvent(b *testing.B) {
 	}
 	now := int64(1)
 	for ; now < 700; now++ {
-		a.Tick(now)
+		if _, err := a.Tick(now); err != nil {
+			b.Fatal(err)
+		}
 	}
 	seq := uint32(1000)
 	b.ReportAllocs()
@@ -302,7 +324,6 @@ func BenchmarkServerLateEvent(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	_ = g
 }
 
 // TestLazyTimeline: a lazy timeline does not simulate the predicted present
@@ -311,14 +332,18 @@ func BenchmarkServerLateEvent(b *testing.B) {
 func TestLazyTimeline(t *testing.T) {
 	eager := newTL(t, Options{Confirmed: true})
 	lazy := newTL(t, Options{Confirmed: true, Lazy: true})
-	g := &gen{rng: 5, n: 6}
+	g := newGen(5, 6)
 	for now := int64(0); now < 6000; now++ {
 		for _, te := range g.events(now, nil) {
 			eager.Insert(te)
 			lazy.Insert(te)
 		}
-		eager.Advance(now + 1)
-		lazy.Advance(now + 1)
+		if _, err := eager.Advance(now + 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lazy.Advance(now + 1); err != nil {
+			t.Fatal(err)
+		}
 		eager.Finalize(now - 20)
 		lazy.Finalize(now - 20)
 		if now == 100 || now == 5999 {

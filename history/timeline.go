@@ -37,6 +37,9 @@ type Options struct {
 var (
 	ErrTooDeep = errors.New("history: rollback deeper than the snapshot window")
 	ErrFinal   = errors.New("history: tick is already final")
+	// ErrNoSnapshot is a load request for a tick of which no snapshot is
+	// kept: a plan that was not made by Plan, or made before the ring moved on.
+	ErrNoSnapshot = errors.New("history: no snapshot of the tick to load")
 )
 
 // wrapError is what fmt.Errorf("...%w...") made, without linking fmt into
@@ -275,8 +278,14 @@ func (t *Timeline) Apply(reqs []Request) error {
 	for _, r := range reqs {
 		switch r.Kind {
 		case ReqLoad:
+			// The ring slot must hold the tick asked for (GGRS asserts the
+			// same); the starting state serves for its own tick only. Loading
+			// whatever the slot holds would replay from the wrong tick.
 			sn := &t.ring[t.slot(r.Tick)].snap
 			if !sn.Valid() || sn.Tick() != r.Tick {
+				if !t.base.Valid() || t.base.Tick() != r.Tick {
+					return &wrapError{ErrNoSnapshot.Error() + ": tick " + strconv.FormatInt(r.Tick, 10), ErrNoSnapshot}
+				}
 				sn = &t.base
 			}
 			if err := t.pred.Restore(sn); err != nil {

@@ -10,10 +10,10 @@ import (
 	"fmt"
 	"time"
 
-	"webtron/bot"
 	"webtron/client"
 	"webtron/clock"
 	"webtron/history"
+	"webtron/internal/drive"
 	"webtron/proto"
 	"webtron/room"
 	"webtron/sim"
@@ -72,28 +72,24 @@ type player struct {
 	id      int // 1-based, as in the report
 	node    vnet.NodeID
 	sess    *client.Session
-	bot     *bot.Bot
-	joined  bool
-	evs     []sim.Event
+	drv     *drive.Player
+	presses []drive.Press
 	out     [][]byte
-	samples map[int][]time.Duration // peer's player slot -> measured U
-	inputs  []time.Duration         // local input latency
-	up      int64                   // bytes sent
+	inputs  []time.Duration // local input latency
+	up      int64           // bytes sent
 }
 
 type experiment struct {
-	opt      Options
-	net      *vnet.Net
-	server   vnet.NodeID
-	room     *room.Room
-	players  []*player
-	byNode   map[vnet.NodeID]*player
-	rng      uint64
-	dt       time.Duration
-	errs     []error
-	rounds   int64
-	probe    func(x *experiment) // called every probeEvery, for tests that watch a run
-	draining bool
+	opt     Options
+	net     *vnet.Net
+	server  vnet.NodeID
+	room    *room.Room
+	players []*player
+	byNode  map[vnet.NodeID]*player
+	dt      time.Duration
+	errs    []error
+	rounds  int64
+	probe   func(x *experiment) // called every probeEvery, for tests that watch a run
 }
 
 // Run performs the experiment and returns its report.
@@ -111,7 +107,7 @@ func run(opt Options, probe func(*experiment)) (*Report, error) {
 	if opt.Frame <= 0 {
 		opt.Frame = time.Second / 240
 	}
-	x := &experiment{opt: opt, net: vnet.New(opt.Seed), byNode: map[vnet.NodeID]*player{}, rng: opt.Seed*2654435761 + 1, probe: probe}
+	x := &experiment{opt: opt, net: vnet.New(opt.Seed), byNode: map[vnet.NodeID]*player{}, probe: probe}
 	x.dt = time.Second / time.Duration(opt.TickRate)
 	if err := x.setup(); err != nil {
 		return nil, err
@@ -123,19 +119,16 @@ func run(opt Options, probe func(*experiment)) (*Report, error) {
 	}
 	x.net.RunFor(opt.Duration)
 	// Let what is in flight land before counting: no new presses.
-	x.draining = true
+	for _, p := range x.players {
+		if p.drv != nil {
+			p.drv.Idle = true
+		}
+	}
 	x.net.RunFor(drain)
 	if len(x.errs) > 0 {
 		return nil, errors.Join(x.errs...)
 	}
 	return x.report(), nil
-}
-
-func (x *experiment) rand() uint64 {
-	x.rng ^= x.rng << 13
-	x.rng ^= x.rng >> 7
-	x.rng ^= x.rng << 17
-	return x.rng
 }
 
 func (x *experiment) setup() error {
@@ -146,9 +139,7 @@ func (x *experiment) setup() error {
 	var err error
 	x.room, err = room.New("lab", room.Config{Sim: cfg, Seed: x.opt.Seed, Policy: policy, Bots: x.opt.Bots,
 		Seats: len(x.opt.Pings) + x.opt.Bots, OnRound: func(history.RoundRecord, []string) { x.rounds++ },
-		OnDesync: func(d room.Desync) { x.desync(d) }}, 0, func(c room.ConnID, b []byte) {
-		x.net.Send(x.server, vnet.NodeID(c), b)
-	})
+		OnDesync: func(d room.Desync) { x.desync(d) }}, 0, labTransport{x})
 	if err != nil {
 		return err
 	}
@@ -158,7 +149,7 @@ func (x *experiment) setup() error {
 		mode = vnet.Datagram
 	}
 	for i, rtt := range x.opt.Pings {
-		p := &player{id: i + 1, samples: map[int][]time.Duration{}}
+		p := &player{id: i + 1}
 		p.node = x.net.AddNode(nil)
 		x.byNode[p.node] = p
 		x.net.SetHandler(p.node, func(from vnet.NodeID, msg []byte) { x.clientReceive(p, msg) })
@@ -193,11 +184,7 @@ func (x *experiment) setup() error {
 
 func (x *experiment) join(p *player) {
 	p.sess = client.New(client.Options{Name: fmt.Sprintf("lab%d", p.id), Room: "lab", MindReader: x.opt.MindReader})
-	p.bot = nil
-	p.sess.OnEvent = func(ev history.TickEvent, lag time.Duration) {
-		slot := int(ev.Ev.Player) // mapped to client ids in the report
-		p.samples[slot] = append(p.samples[slot], lag)
-	}
+	p.drv = drive.New(p.sess, drive.Options{Seed: x.opt.Seed + uint64(p.id)*31, BrakeEvery: brakeEvery, QueueLatency: x.opt.QueueLatency})
 	p.sess.OnLocal = func(ev sim.Event, tick int64, at time.Duration) {
 		p.inputs = append(p.inputs, time.Duration(tick)*x.dt-at)
 	}
@@ -236,54 +223,42 @@ const drain = 2 * time.Second
 // brakeEvery is the mean interval of the lab's extra brake taps.
 const brakeEvery = 300 * time.Millisecond
 
-// update runs one client frame: the clock and simulation advance, and the
-// bot decides on the predicted present; each key press it wants happens at a
-// random moment within the next tick, as a human's would.
+// update runs one client frame (package drive): each key press the bot
+// wants happens at its moment on the virtual clock.
 func (x *experiment) update(p *player) {
-	now := x.net.Now()
-	p.sess.Update(now)
-	if s := p.sess.State(); s != nil && p.sess.You() >= 0 && !x.draining {
-		if p.bot == nil {
-			p.bot = bot.New(p.sess.You(), x.opt.Seed+uint64(p.id)*31)
-		}
-		p.evs = p.bot.Decide(s, p.evs[:0])
-		// Bots turn a few times a minute; taps on the brake now and then give
-		// the measurements more samples without changing the game much.
-		if c := s.Cycle(p.sess.You()); c.Alive && x.rand()%uint64(brakeEvery/x.opt.Frame) == 0 {
-			kind := sim.EvBrakeOn
-			if c.Braking {
-				kind = sim.EvBrakeOff
-			}
-			p.evs = append(p.evs, sim.Event{Kind: kind})
-		}
-		for _, ev := range p.evs {
-			kind := ev.Kind
-			delay := time.Duration(x.rand() % uint64(x.dt))
-			x.net.After(delay, func() {
-				p.sess.Press(x.net.Now(), kind, x.opt.QueueLatency)
-				x.flush(p)
-			})
-		}
+	p.presses = p.drv.Frame(x.net.Now(), p.presses[:0])
+	for _, pr := range p.presses {
+		x.net.After(pr.After, func() {
+			p.drv.Press(x.net.Now(), pr.Kind)
+			x.flush(p)
+		})
 	}
 	x.flush(p)
 }
 
 func (x *experiment) serverReceive(from vnet.NodeID, msg []byte) {
-	c := room.ConnID(from)
-	m, err := decode(msg)
+	m, err := proto.Decode(msg)
 	if err != nil {
 		x.errs = append(x.errs, fmt.Errorf("server: client %d sent a bad message: %w", from, err))
 		return
 	}
-	if h, ok := m.(*proto.Hello); ok {
-		if e := x.room.Join(c, h, x.net.Now()); e != nil {
-			x.errs = append(x.errs, fmt.Errorf("server: join refused: %s", e.Text))
-		}
-		return
+	if e := x.room.Receive(room.ConnID(from), m, x.net.Now()); e != nil {
+		x.errs = append(x.errs, fmt.Errorf("server: closing client %d: %w", from, e))
 	}
-	if e := x.room.Receive(c, m, x.net.Now()); e != nil {
-		x.errs = append(x.errs, fmt.Errorf("server: client %d: %s", from, e.Text))
+}
+
+// labTransport carries the room's messages over the virtual network. No lab
+// client ever reconnects, so a close only tells the client, which stops.
+type labTransport struct{ x *experiment }
+
+func (t labTransport) Send(c room.ConnID, b []byte) { t.x.net.Send(t.x.server, vnet.NodeID(c), b) }
+
+func (t labTransport) Close(c room.ConnID, why *proto.Error) {
+	b, err := proto.Marshal(why)
+	if err != nil {
+		panic("lab: encoding the room's own close reason: " + err.Error())
 	}
+	t.x.net.Send(t.x.server, vnet.NodeID(c), b)
 }
 
 // corrupt damages a client's predicted history behind the server's back, as a

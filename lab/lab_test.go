@@ -183,8 +183,17 @@ func TestCorruptedClientResynced(t *testing.T) {
 // TestDeterministic: the lab is a model, so the same seed gives the same run.
 func TestDeterministic(t *testing.T) {
 	o := Options{Pings: []time.Duration{60 * ms, 160 * ms}, Jitter: 5 * ms, Loss: 0.02, Duration: 20 * time.Second, Seed: 9}
-	a, _ := Run(o)
-	b, _ := Run(o)
+	a, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Events == 0 {
+		t.Fatal("no events: two empty runs would compare equal")
+	}
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Fatalf("two runs with one seed differ:\n%v\n%v", a, b)
 	}

@@ -7,10 +7,8 @@ import (
 	"time"
 
 	"webtron/clock"
-	"webtron/proto"
+	"webtron/internal/stats"
 )
-
-func decode(b []byte) (proto.Message, error) { return proto.Decode(b) }
 
 // Report is the lab's result. JSON field names are a contract: tools read them.
 type Report struct {
@@ -42,50 +40,18 @@ type PlayerRow struct {
 	LeniencyMs float64 `json:"leniency_ms"`
 }
 
-// PairRow is U_viewer(peer): predicted by the formula, and measured from the
-// events the viewer received.
-type PairRow struct {
-	Viewer    int     `json:"viewer"`
-	Peer      int     `json:"peer"`
-	Predicted float64 `json:"predicted_ms"`
-	P50       float64 `json:"measured_p50_ms"`
-	P95       float64 `json:"measured_p95_ms"`
-	Samples   int     `json:"samples"`
-}
-
-// Percentiles3 are p05, p50 and p95 in milliseconds.
-type Percentiles3 struct {
-	P05 float64 `json:"p05"`
-	P50 float64 `json:"p50"`
-	P95 float64 `json:"p95"`
-}
-
-// Percentiles2 are p50 and p95 in milliseconds.
-type Percentiles2 struct {
-	P50 float64 `json:"p50"`
-	P95 float64 `json:"p95"`
-}
-
-// Bandwidth is bytes per second per client, median over clients.
-type Bandwidth struct {
-	UpP50   float64 `json:"up_p50"`
-	DownP50 float64 `json:"down_p50"`
-}
-
-// Ms converts a duration to fractional milliseconds, the unit of every report.
-func Ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// Percentile returns the q-quantile (0..1) of v, nearest rank below; 0 for
-// no samples. The lab and the headless clients report with it.
-func Percentile(v []time.Duration, q float64) time.Duration {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	i := int(q * float64(len(s)-1))
-	return s[i]
-}
+// The report's rows are the ones every measuring tool shares (package
+// stats), so the headless players' report reads like the lab's.
+type (
+	// PairRow is U_viewer(peer), predicted and measured.
+	PairRow = stats.PairRow
+	// Percentiles3 are p05, p50 and p95 in milliseconds.
+	Percentiles3 = stats.Percentiles3
+	// Percentiles2 are p50 and p95 in milliseconds.
+	Percentiles2 = stats.Percentiles2
+	// Bandwidth is bytes per second per client, median over clients.
+	Bandwidth = stats.Bandwidth
+)
 
 func (x *experiment) report() *Report {
 	o := x.opt
@@ -117,14 +83,14 @@ func (x *experiment) report() *Report {
 		}
 		ones[id] = time.Duration(pl.Latency) * time.Microsecond
 		leads[id] = time.Duration(pl.Lead) * time.Microsecond
-		r.Players = append(r.Players, PlayerRow{ID: id, RTTMs: Ms(o.Pings[id-1]), LeadMs: Ms(leads[id]),
-			LeniencyMs: Ms(time.Duration(pl.Leniency) * time.Microsecond)})
+		r.Players = append(r.Players, PlayerRow{ID: id, RTTMs: stats.Ms(o.Pings[id-1]), LeadMs: stats.Ms(leads[id]),
+			LeniencyMs: stats.Ms(time.Duration(pl.Leniency) * time.Microsecond)})
 	}
 	slices.SortFunc(r.Players, func(a, b PlayerRow) int { return a.ID - b.ID })
 	if c := o.Charity; c.Auto || c.Fixed > 0 {
-		r.CharityMs = Ms(c.Amount(minOf(ones), maxOf(ones), max(o.CharityCap, 0)))
+		r.CharityMs = stats.Ms(c.Amount(minOf(ones), maxOf(ones), max(o.CharityCap, 0)))
 		if o.CharityCap == 0 {
-			r.CharityMs = Ms(c.Amount(minOf(ones), maxOf(ones), clock.DefaultCharityCap))
+			r.CharityMs = stats.Ms(c.Amount(minOf(ones), maxOf(ones), clock.DefaultCharityCap))
 		}
 	}
 	extra, queue := time.Duration(0), time.Duration(0)
@@ -137,7 +103,7 @@ func (x *experiment) report() *Report {
 		if p.sess == nil {
 			continue
 		}
-		for slot, v := range p.samples {
+		for slot, v := range p.drv.Lags() {
 			peer, ok := slotToID[slot]
 			if !ok {
 				continue
@@ -146,8 +112,8 @@ func (x *experiment) report() *Report {
 			// leads the clients really run at: the server's target plus the
 			// mind reader's extra (section 4), the same for every lab client.
 			pred := ones[peer] + ones[p.id] + (leads[p.id] + extra) - (leads[peer] + extra) + queue
-			r.Pairs = append(r.Pairs, PairRow{Viewer: p.id, Peer: peer, Predicted: Ms(pred),
-				P50: Ms(Percentile(v, 0.5)), P95: Ms(Percentile(v, 0.95)), Samples: len(v)})
+			lag := stats.Summarize2(v)
+			r.Pairs = append(r.Pairs, PairRow{Viewer: p.id, Peer: peer, Predicted: stats.Ms(pred), P50: lag.P50, P95: lag.P95, Samples: len(v)})
 		}
 	}
 	slices.SortFunc(r.Pairs, func(a, b PairRow) int {
@@ -156,15 +122,16 @@ func (x *experiment) report() *Report {
 		}
 		return a.Peer - b.Peer
 	})
-	r.Input = Percentiles3{Ms(Percentile(inputs, 0.05)), Ms(Percentile(inputs, 0.5)), Ms(Percentile(inputs, 0.95))}
+	r.Input = Percentiles3{P05: stats.Ms(stats.Percentile(inputs, 0.05)), P50: stats.Ms(stats.Percentile(inputs, 0.5)),
+		P95: stats.Ms(stats.Percentile(inputs, 0.95))}
 	var rb []time.Duration
 	for _, d := range x.room.Stats.RollbackTicks {
 		rb = append(rb, time.Duration(d)*x.dt)
 	}
-	r.Rollback = Percentiles2{Ms(Percentile(rb, 0.5)), Ms(Percentile(rb, 0.95))}
+	r.Rollback = stats.Summarize2(rb)
 	r.Events, r.Postponed, r.Refused, r.Desyncs = x.room.Stats.Events, x.room.Stats.Postponed, x.room.Stats.Refused, x.room.Stats.Desyncs
 	r.Lost = x.lost()
-	r.Bandwidth = Bandwidth{Median(ups), Median(downs)}
+	r.Bandwidth = Bandwidth{UpP50: stats.Median(ups), DownP50: stats.Median(downs)}
 	r.Rounds = x.rounds
 	return r
 }
@@ -198,17 +165,6 @@ func maxOf(m map[int]time.Duration) time.Duration {
 		v = max(v, d)
 	}
 	return v
-}
-
-// Median returns the middle value of v (upper middle for an even count), 0
-// for none.
-func Median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // Print writes the report as tables.

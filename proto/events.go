@@ -81,22 +81,21 @@ type Proposal struct {
 	Arg  int32
 }
 
-// Propose sends a client's events. A client resends an event (same Seq)
-// until the server answers it with Accepted, Postponed or Refused; the server
-// drops a Seq it has already answered, so resending is always safe.
+// Propose sends a client's events, at least one. A client resends an event
+// (same Seq) until it learns its fate; the server never applies a Seq twice,
+// and answers a resent one again (docs/protocol.md section 6), so resending
+// is always safe.
 type Propose struct {
-	// Ack is cumulative: the client has every Accepted broadcast with a
-	// sequence number up to Ack. Over datagrams the server resends from Ack+1.
-	// A Propose without events is a pure ack.
-	Ack    uint64
-	Events []Proposal // at most MaxProposeEvents
+	Events []Proposal // 1 to MaxProposeEvents
 }
 
 // Type returns TypePropose.
 func (*Propose) Type() Type { return TypePropose }
 
 func (m *Propose) encode(w *writer) {
-	w.uvarint(m.Ack)
+	if len(m.Events) == 0 {
+		w.fail(invalidErr("propose without events"))
+	}
 	w.count("proposed events", len(m.Events), MaxProposeEvents)
 	prev := uint64(0)
 	for _, p := range m.Events {
@@ -109,9 +108,11 @@ func (m *Propose) encode(w *writer) {
 }
 
 func (m *Propose) decode(r *reader) {
-	m.Ack = r.uvarint("propose ack")
 	n := r.count("proposed events", MaxProposeEvents, minProposal)
 	if n == 0 {
+		if r.err == nil {
+			r.invalid("propose without events")
+		}
 		return
 	}
 	m.Events = make([]Proposal, n)

@@ -125,7 +125,7 @@ var maxSizes = func() (s [typeEnd]int) {
 		u64 + i64 + i64 + history + roster
 	s[TypePing] = 1 + u32 + i64
 	s[TypePong] = 1 + u32 + i64 + i64 + u64 + u32
-	s[TypePropose] = 1 + u64 + list(MaxProposeEvents, proposal)
+	s[TypePropose] = 1 + list(MaxProposeEvents, proposal)
 	s[TypeAccepted] = 1 + u64 + list(MaxAcceptedEvents, tickEvent)
 	s[TypePostponed] = 1 + u32 + u64 + u64 - 1 // Tick-Asked < 2^63 when Asked needs 10 bytes
 	s[TypeRefused] = 1 + u32 + u8 + str(MaxTextLen)

@@ -71,20 +71,21 @@ func limitCases() []limitCase {
 }
 
 // overEncode forges the encoding of c.build(c.limit+1), which Append refuses
-// to produce, from the encodings of 0, 1 and limit elements: the list's count
-// is the first byte where those of 0 and 1 differ.
+// to produce, from the encodings of 1, 2 and limit elements (some lists may
+// not be empty): the list's count is the first byte where those of 1 and 2
+// differ.
 func overEncode(t *testing.T, c limitCase) []byte {
-	b0, _ := Marshal(c.build(0))
 	b1, _ := Marshal(c.build(1))
+	b2, _ := Marshal(c.build(2))
 	bn, err := Marshal(c.build(c.limit))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := 0
-	for b0[p] == b1[p] {
+	for b1[p] == b2[p] {
 		p++
 	}
-	elem := b1[p+1 : p+1+len(b1)-len(b0)]
+	elem := b2[p+1 : p+1+len(b2)-len(b1)]
 	tail := bn[p+ulen(uint64(c.limit))+c.limit*len(elem):]
 	out := binary.AppendUvarint(append([]byte(nil), bn[:p]...), uint64(c.limit+1))
 	out = append(out, bytes.Repeat(elem, c.limit+1)...)

@@ -38,7 +38,7 @@ package proto
 
 // Version is the protocol version sent in Hello and Welcome. Bump it for any
 // change to a message layout; peers of different versions refuse each other.
-const Version = 1
+const Version = 2
 
 // Type identifies a message; it is the first byte of every encoding. The
 // values are part of the protocol: append new types, never renumber.

@@ -53,12 +53,11 @@ func samples() []Message {
 		&Ping{ID: 1, Time: 1_000_000},
 		&Ping{ID: math.MaxUint32, Time: math.MinInt64},
 		&Pong{ID: 1, Echo: 1_000_000, Time: 999_000, Tick: 77, Held: 1500},
-		&Propose{Ack: 41, Events: []Proposal{
+		&Propose{Events: []Proposal{
 			{Seq: 8, Tick: 1250, Kind: sim.EvTurnLeft},
 			{Seq: 9, Tick: 1251, Kind: sim.EvBrakeOn, Arg: -1},
 			{Seq: 10, Tick: 1251, Kind: sim.EventKind(200)}, // unknown kinds are the server's to refuse
 		}},
-		&Propose{Ack: 3},
 		&Accepted{Seq: 42, Events: []TickEvent{ev(1250, sim.EvTurnLeft, 2, 8, 0), ev(1252, sim.EvLeave, 5, 1, 0)}},
 		&Accepted{Seq: 1},
 		&Postponed{Seq: 8, Asked: 1250, Tick: 1253},

@@ -31,7 +31,7 @@ func playedRound(t testing.TB) (history.RoundRecord, []string) {
 			if !got && rec.EndTick-rec.StartTick > 1000 {
 				played.rec, played.names, got = rec, names, true
 			}
-		}}, 0, func(room.ConnID, []byte) {})
+		}}, 0, room.Discard)
 		if err != nil {
 			played.err = err
 			return

@@ -12,10 +12,9 @@ import (
 	"webtron/sim"
 )
 
-// Join handles a connection's Hello. It returns a proto.Error when the
-// connection must be closed (room full, bad token), after which the caller
-// closes it with that reason.
-func (r *Room) Join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
+// join handles a connection's Hello (through Receive). It returns a
+// proto.Error when the connection must be closed (room full, bad token).
+func (r *Room) join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 	name := SanitizeName(h.Name)
 	if p, ok := r.byConn[c]; ok { // a repeated hello (lost welcome on a datagram link)
 		r.welcome(c, p, r.members[p].token, h.ClientTime, now)
@@ -34,10 +33,11 @@ func (r *Room) Join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 		for p, m := range r.members {
 			if m != nil && m.bot == nil && bytes.Equal(m.token, h.Token) {
 				if m.conn != 0 {
-					r.sendMsg(m.conn, &proto.Error{Code: proto.CloseReplaced, Text: "reconnected elsewhere"})
 					delete(r.byConn, m.conn)
+					r.tr.Close(m.conn, &proto.Error{Code: proto.CloseReplaced, Text: "reconnected elsewhere"})
 				}
 				m.conn, m.dropped = c, 0
+				m.rtt.Reset() // the new route owes nothing to the old one
 				r.byConn[c] = p
 				r.auth.SetActive(p, true)
 				r.welcome(c, p, m.token, h.ClientTime, now)
@@ -57,7 +57,7 @@ func (r *Room) Join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 	// Welcome first, then the join as a broadcast: the newcomer receives it
 	// after its snapshot like everyone else.
 	r.welcome(c, p, m.token, h.ClientTime, now)
-	r.serverEvent(sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
+	r.serverEvent(sim.Event{Kind: sim.EvJoin, Player: uint8(p), Arg: sim.JoinHuman})
 	if ph, _ := r.tl.State().Phase(); ph == sim.PhasePrepare {
 		r.serverEvent(sim.Event{Kind: sim.EvSpawn, Player: uint8(p)})
 	}

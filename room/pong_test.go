@@ -11,25 +11,9 @@ import (
 // leaves with the next heartbeat, timed at the ping's arrival and saying how
 // long it was held, so the client's clock sees no hold at all.
 func TestPongsWaitForHeartbeat(t *testing.T) {
-	type sentMsg struct {
-		c ConnID
-		m proto.Message
-	}
-	var out []sentMsg
-	r, err := New("test", Config{Seats: 2}, 0, func(c ConnID, b []byte) {
-		m, err := proto.Decode(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, sentMsg{c, m})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, tr := newTestRoom(t, Config{Seats: 2})
 	dt := r.TickDuration()
-	if e := r.Join(1, &proto.Hello{Name: "a"}, 0); e != nil {
-		t.Fatal(e.Text)
-	}
+	hello(t, r, 1, &proto.Hello{Name: "a"}, 0)
 	now := time.Duration(0)
 	step := func() {
 		now = r.NextTick()
@@ -41,14 +25,14 @@ func TestPongsWaitForHeartbeat(t *testing.T) {
 		step()
 	}
 	pongs := func() (ps []*proto.Pong) {
-		for _, s := range out {
+		for _, s := range tr.out {
 			if p, ok := s.m.(*proto.Pong); ok && s.c == 1 {
 				ps = append(ps, p)
 			}
 		}
 		return ps
 	}
-	out = out[:0]
+	tr.out = tr.out[:0]
 	arrived := now + dt/3
 	if e := r.ReceiveAt(1, &proto.Ping{ID: 7, Time: 12345}, arrived, arrived+time.Millisecond); e != nil {
 		t.Fatal(e.Text)
@@ -58,9 +42,9 @@ func TestPongsWaitForHeartbeat(t *testing.T) {
 	}
 	var hbAt time.Duration
 	for hbAt == 0 {
-		before := len(out)
+		before := len(tr.out)
 		step()
-		for _, s := range out[before:] {
+		for _, s := range tr.out[before:] {
 			if _, ok := s.m.(*proto.Heartbeat); ok {
 				hbAt = now
 			}
@@ -91,30 +75,18 @@ func TestPongsWaitForHeartbeat(t *testing.T) {
 // TestPongTimesAnRTTAtArrival: a client's pong handled a tick after it
 // arrived counts the round trip to its arrival, not to its handling.
 func TestPongTimesAnRTTAtArrival(t *testing.T) {
-	var pings []*proto.Ping
-	r, err := New("test", Config{Seats: 2, Ping: 50 * time.Millisecond}, 0, func(c ConnID, b []byte) {
-		if m, err := proto.Decode(b); err == nil {
-			if p, ok := m.(*proto.Ping); ok {
-				pings = append(pings, p)
+	r, tr := newTestRoom(t, Config{Seats: 2, Ping: 50 * time.Millisecond})
+	hello(t, r, 1, &proto.Hello{Name: "a"}, 0)
+	var p *proto.Ping
+	sent := runUntil(t, r, 0, time.Second, func() bool {
+		for _, m := range tr.to(1) {
+			if ping, ok := m.(*proto.Ping); ok {
+				p = ping
 			}
 		}
+		return p != nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e := r.Join(1, &proto.Hello{Name: "a"}, 0); e != nil {
-		t.Fatal(e.Text)
-	}
-	now := time.Duration(0)
-	for len(pings) == 0 {
-		now = r.NextTick()
-		if err := r.Tick(now); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sent := now
 	const rtt = 40 * time.Millisecond
-	p := pings[0]
 	if e := r.ReceiveAt(1, &proto.Pong{ID: p.ID, Echo: p.Time}, sent+rtt, sent+rtt+8*time.Millisecond); e != nil {
 		t.Fatal(e.Text)
 	}

@@ -14,9 +14,11 @@ const (
 	maxProposalsPerSecond = 60 // far above a human's key rate; a bot presses a few per second
 )
 
-// Receive handles one decoded message from connection c. A non-nil result
-// means the connection broke the protocol: the caller closes it with that
-// reason, and the room carries on.
+// Receive handles one decoded message from connection c, the first of which
+// must be its Hello (this is the one place a Hello is handled). A non-nil
+// result means the connection must close with that reason (the room is
+// full, the token unknown, the protocol broken); the room has already
+// forgotten it, and carries on.
 func (r *Room) Receive(c ConnID, msg proto.Message, now time.Duration) *proto.Error {
 	return r.ReceiveAt(c, msg, now, now)
 }
@@ -31,6 +33,9 @@ func (r *Room) ReceiveAt(c ConnID, msg proto.Message, arrived, now time.Duration
 	arrived = min(arrived, now)
 	p, isPlayer := r.byConn[c]
 	_, isSpec := r.specs[c]
+	if h, ok := msg.(*proto.Hello); ok {
+		return r.join(c, h, now)
+	}
 	if !isPlayer && !isSpec {
 		return &proto.Error{Code: proto.CloseProtocol, Text: "message before hello"}
 	}
@@ -58,8 +63,6 @@ func (r *Room) ReceiveAt(c ConnID, msg proto.Message, arrived, now time.Duration
 		r.chat(c, p, isPlayer, m, now)
 	case *proto.ResendRequest:
 		r.resend(c, m)
-	case *proto.Hello:
-		return r.Join(c, m, now)
 	default:
 		return &proto.Error{Code: proto.CloseProtocol, Text: fmt.Sprintf("%v is not a client message", msg.Type())}
 	}
@@ -96,7 +99,9 @@ func (r *Room) pong(m *member, pong *proto.Pong, now time.Duration) {
 			// What the client held the ping for (a busy page) is not network:
 			// it can only make its own ping, and leniency, smaller.
 			rtt := now - s.at
+			before := m.rtt.RTT()
 			m.rtt.Add(now, max(rtt-min(time.Duration(pong.Held)*time.Microsecond, rtt), 0))
+			r.rttMoved = r.rttMoved || m.rtt.RTT() != before
 			m.pings[i].at = 0
 			return
 		}
@@ -118,16 +123,20 @@ func (r *Room) propose(m *member, msg *proto.Propose, now time.Duration) {
 		ev := sim.Event{Kind: pr.Kind, Player: uint8(m.player), Seq: pr.Seq, Arg: pr.Arg}
 		tick := int64(min(pr.Tick, 1<<62))
 		d := r.auth.Propose(m.player, ev, tick)
-		switch d.Status {
-		case history.Refused:
+		switch {
+		case d.Again:
+			r.Stats.Duplicates++ // a resent proposal: the first copy counts
+			r.answerAgain(m, pr, d)
+			continue
+		case d.Status == history.Refused:
 			if d.Reason == history.ReasonDuplicate {
-				r.Stats.Duplicates++ // a resent proposal: the first copy counts
+				r.Stats.Duplicates++
 			} else {
 				r.Stats.Refused++
 			}
-			r.sendMsg(m.conn, &proto.Refused{Seq: pr.Seq, Reason: proto.RefuseReason(d.Reason), Text: d.Reason.String()})
+			r.sendMsg(m.conn, &proto.Refused{Seq: pr.Seq, Reason: refuseReason(d.Reason), Text: d.Reason.String()})
 			continue
-		case history.Postponed:
+		case d.Status == history.Postponed:
 			r.Stats.Postponed++
 			r.sendMsg(m.conn, &proto.Postponed{Seq: pr.Seq, Asked: pr.Tick, Tick: uint64(d.Tick)})
 		}
@@ -138,11 +147,57 @@ func (r *Room) propose(m *member, msg *proto.Propose, now time.Duration) {
 		if depth := r.auth.Now() - d.Tick; depth > 0 {
 			r.Stats.RollbackTicks = append(r.Stats.RollbackTicks, depth)
 		}
+		// Every event of this message goes out in the next broadcast.
+		m.carried[pr.Seq%history.SeqMemory] = carried{seq: pr.Seq, bcast: r.bcastSeq, ok: true}
 		acc.Events = append(acc.Events, proto.TickEvent{Tick: uint64(d.Tick), Event: ev})
 	}
 	if len(acc.Events) > 0 {
 		r.broadcastEvents(acc)
 	}
+}
+
+// refuseReason is the wire's code for the authority's reason for a refusal
+// (TestRefuseReasons checks that every reason has its own).
+func refuseReason(r history.Reason) proto.RefuseReason {
+	switch r {
+	case history.ReasonTooFarAhead:
+		return proto.RefuseTooFarAhead
+	case history.ReasonNotYourPlayer:
+		return proto.RefuseNotYourPlayer
+	case history.ReasonNotAlive:
+		return proto.RefuseNotAlive
+	case history.ReasonDuplicate:
+		return proto.RefuseDuplicate
+	case history.ReasonInvalidKind:
+		return proto.RefuseInvalidKind
+	}
+	return proto.RefuseOther
+}
+
+// carried records which broadcast carried one of a member's accepted
+// events, so that a resent proposal can be answered with it.
+type carried struct {
+	seq   uint32
+	bcast uint64
+	ok    bool
+}
+
+// answerAgain answers a resent proposal as the first one was answered: its
+// refusal again, or the broadcast that carried it (to the proposer only; on
+// a datagram link either was lost). A broadcast no longer kept is covered by
+// a resync, as for a resend request.
+func (r *Room) answerAgain(m *member, pr proto.Proposal, d history.Decision) {
+	if d.Status == history.Refused {
+		r.sendMsg(m.conn, &proto.Refused{Seq: pr.Seq, Reason: refuseReason(d.Reason), Text: d.Reason.String()})
+		return
+	}
+	c := m.carried[pr.Seq%history.SeqMemory]
+	if rb := r.recent[c.bcast%uint64(len(r.recent))]; c.ok && c.seq == pr.Seq && rb.seq == c.bcast && rb.msg != nil {
+		r.Stats.BytesOut += int64(len(rb.msg))
+		r.tr.Send(m.conn, rb.msg)
+		return
+	}
+	r.resync(m.conn)
 }
 
 // broadcastEvents numbers and sends an Accepted batch at once, and keeps it
@@ -168,7 +223,7 @@ func (r *Room) resend(c ConnID, m *proto.ResendRequest) {
 			r.resync(c)
 			return
 		}
-		r.send(c, rb.msg)
+		r.tr.Send(c, rb.msg)
 		r.Stats.Resent++
 	}
 }

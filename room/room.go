@@ -21,6 +21,29 @@ import (
 // ConnID names one connection to the room.
 type ConnID uint64
 
+// Transport is how a room reaches its connections: the server's WebSockets,
+// the lab's virtual network. Neither method may block the room.
+type Transport interface {
+	// Send hands connection c an encoded message; the room never touches b
+	// again, so the transport may keep it.
+	Send(c ConnID, b []byte)
+	// Close ends connection c, telling it why (the room has forgotten c
+	// already; no Leave needs to follow). The room closes this way only a
+	// connection other than the one whose message it is handling, which
+	// gets its reason as Receive's result instead: a player that reconnects
+	// elsewhere replaces its old connection (CloseReplaced).
+	Close(c ConnID, why *proto.Error)
+}
+
+// Discard is the transport of a room nobody connects to: one that only
+// plays its bots (tests, tools).
+var Discard Transport = discard{}
+
+type discard struct{}
+
+func (discard) Send(ConnID, []byte)        {}
+func (discard) Close(ConnID, *proto.Error) {}
+
 // Config holds a room's settings. Zero fields take the defaults noted.
 type Config struct {
 	Sim        sim.Config
@@ -30,8 +53,8 @@ type Config struct {
 	Seats      int           // cycles in a round, humans plus bots (default 8, at most sim.MaxPlayers)
 	MaxLead    time.Duration // how far ahead of the server a client may schedule (default 1 s)
 	MaxLenient time.Duration // leniency never exceeds this (default: the policy cap plus 50 ms)
-	Ping       time.Duration // server ping interval per client (default 200 ms)
-	Heartbeat  time.Duration // heartbeat interval (default 200 ms)
+	Ping       time.Duration // server ping interval per client (default clock.ServerPingInterval)
+	Heartbeat  time.Duration // heartbeat interval (default DefaultHeartbeat)
 	Reconnect  time.Duration // how long a dropped player keeps its cycle and token (default 30 s)
 	ChatEvery  time.Duration // minimum spacing of one client's chat lines (default 500 ms)
 	// OnRound receives every finished round's record (replays).
@@ -70,12 +93,10 @@ func (c *Config) defaults() {
 		c.MaxLenient = c.Policy.Cap + 50*time.Millisecond
 	}
 	if c.Ping <= 0 {
-		c.Ping = 200 * time.Millisecond
+		c.Ping = clock.ServerPingInterval
 	}
 	if c.Heartbeat <= 0 {
-		// Five a second: finality a little later, a third of a player's
-		// downstream bandwidth saved in an 8-player room.
-		c.Heartbeat = 200 * time.Millisecond
+		c.Heartbeat = DefaultHeartbeat
 	}
 	if c.Reconnect <= 0 {
 		c.Reconnect = 30 * time.Second
@@ -84,6 +105,11 @@ func (c *Config) defaults() {
 		c.ChatEvery = 500 * time.Millisecond
 	}
 }
+
+// DefaultHeartbeat is the heartbeat interval. Five a second: finality a
+// little later than at ten, a third of a player's downstream bandwidth saved
+// in an 8-player room (docs/performance.md).
+const DefaultHeartbeat = 200 * time.Millisecond
 
 // Errors that close a connection; each becomes a proto.Error with a reason.
 var (
@@ -113,6 +139,7 @@ type member struct {
 	decided   bool          // whether it had any
 	lastProp  time.Duration
 	propCount int
+	carried   [history.SeqMemory]carried // by sequence number
 }
 
 type pingSent struct {
@@ -130,7 +157,7 @@ type spectator struct {
 type Room struct {
 	Name string
 	cfg  Config
-	send func(ConnID, []byte)
+	tr   Transport
 
 	epoch time.Duration // time of tick 0
 	dt    time.Duration
@@ -145,6 +172,7 @@ type Room struct {
 	recent      [512]recentBcast // recent Accepted broadcasts, for resend requests
 	lastHB      time.Duration
 	lastPolicy  time.Duration
+	rttMoved    bool // an RTT estimate changed since the last applyPolicy
 	rosterRev   uint64
 	rosterDirty bool
 	lastRoster  time.Duration
@@ -184,14 +212,15 @@ type Stats struct {
 	TickLateness                                    time.Duration // last tick's lateness
 }
 
-// New makes a room whose tick 0 starts at now.
-func New(name string, cfg Config, now time.Duration, send func(ConnID, []byte)) (*Room, error) {
+// New makes a room whose tick 0 starts at now, reaching its connections
+// through tr.
+func New(name string, cfg Config, now time.Duration, tr Transport) (*Room, error) {
 	cfg.defaults()
 	s, err := sim.NewState(cfg.Sim, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	r := &Room{Name: name, cfg: cfg, send: send, epoch: now, byConn: map[ConnID]int{}, specs: map[ConnID]*spectator{}}
+	r := &Room{Name: name, cfg: cfg, tr: tr, epoch: now, byConn: map[ConnID]int{}, specs: map[ConnID]*spectator{}}
 	r.dt = time.Second / time.Duration(cfg.Sim.TickRate)
 	r.tl, err = history.New(s, history.Options{Confirmed: true, OnRound: r.onRound, Lazy: cfg.Bots == 0,
 		Window: int64((cfg.MaxLenient + cfg.MaxLead + time.Second) / r.dt)})
@@ -291,7 +320,7 @@ func encode(m proto.Message) []byte {
 func (r *Room) sendMsg(c ConnID, m proto.Message) {
 	b := encode(m)
 	r.Stats.BytesOut += int64(len(b))
-	r.send(c, b)
+	r.tr.Send(c, b)
 }
 
 // broadcast sends one encoding to every connection.
@@ -302,12 +331,12 @@ func (r *Room) sendAll(b []byte) {
 	for _, mb := range r.members {
 		if mb != nil && mb.conn != 0 {
 			r.Stats.BytesOut += int64(len(b))
-			r.send(mb.conn, b)
+			r.tr.Send(mb.conn, b)
 		}
 	}
 	for c := range r.specs {
 		r.Stats.BytesOut += int64(len(b))
-		r.send(c, b)
+		r.tr.Send(c, b)
 	}
 }
 

@@ -7,16 +7,8 @@ import (
 
 	"webtron/history"
 	"webtron/proto"
+	"webtron/sim"
 )
-
-func newRoom(t testing.TB, cfg Config, sent *int) *Room {
-	t.Helper()
-	r, err := New("test", cfg, 0, func(ConnID, []byte) { *sent++ })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 // TestMemoryFlat plays a 30-minute match of 8 bots and checks that the room's
 // memory does not grow with the match: the log keeps one round's events, the
@@ -25,9 +17,8 @@ func TestMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("30 minutes of game time")
 	}
-	var sent int
 	rounds := 0
-	r := newRoom(t, Config{Bots: 8, Seats: 8, OnRound: func(history.RoundRecord, []string) { rounds++ }}, &sent)
+	r, _ := newTestRoom(t, Config{Bots: 8, Seats: 8, OnRound: func(history.RoundRecord, []string) { rounds++ }})
 	dt := r.TickDuration()
 	heap := func() uint64 {
 		runtime.GC()
@@ -75,26 +66,86 @@ func TestSanitizeName(t *testing.T) {
 }
 
 func TestBotsGiveSeatsToHumans(t *testing.T) {
-	var sent int
-	r := newRoom(t, Config{Bots: 4, Seats: 4}, &sent)
-	for now := time.Duration(0); now < 2*time.Second; now += r.TickDuration() {
-		r.Tick(now)
-	}
+	r, _ := newTestRoom(t, Config{Bots: 4, Seats: 4})
+	now := runUntil(t, r, 0, 3*time.Second, func() bool { return r.NextTick() >= 2*time.Second })
 	if got := r.Bots(); got != 4 {
 		t.Fatalf("bots before a human joins: %d, want 4", got)
 	}
-	if e := r.Join(1, &proto.Hello{Name: "human"}, 2*time.Second); e != nil {
-		t.Fatalf("join: %v", e.Text)
-	}
+	hello(t, r, 1, &proto.Hello{Name: "human"}, now)
 	// The leaving bot waits for the round to end; bots that never die make
 	// that slow, so just check the count converges within a few rounds.
-	for now := 2 * time.Second; now < 10*time.Minute && r.Bots() > 3; now += r.TickDuration() {
-		r.Tick(now)
-	}
+	runUntil(t, r, now, 10*time.Minute, func() bool { return r.Bots() <= 3 })
 	if got := r.Bots(); got != 3 {
 		t.Fatalf("bots after a human joined: %d, want 3", got)
 	}
-	if e := r.Join(2, &proto.Hello{Token: []byte("nope")}, 0); e == nil || e.Code != proto.CloseBadToken {
+	if e := r.Receive(2, &proto.Hello{Token: []byte("nope")}, now); e == nil || e.Code != proto.CloseBadToken {
 		t.Fatalf("bad token: got %v, want CloseBadToken", e)
+	}
+}
+
+// TestReconnectClosesTheOldConnection: a token used on a new connection
+// takes the player over, and the room asks its transport to close the old
+// one (CloseReplaced) as a result of its own, not as a message to sniff.
+func TestReconnectClosesTheOldConnection(t *testing.T) {
+	r, tr := newTestRoom(t, Config{Seats: 2})
+	hello(t, r, 1, &proto.Hello{Name: "a"}, 0)
+	var token []byte
+	for _, m := range tr.to(1) {
+		if w, ok := m.(*proto.Welcome); ok {
+			token = w.Token
+		}
+	}
+	if len(token) == 0 {
+		t.Fatal("no welcome with a token")
+	}
+	hello(t, r, 2, &proto.Hello{Name: "a", Token: token}, time.Millisecond)
+	if e := tr.closed[1]; e == nil || e.Code != proto.CloseReplaced {
+		t.Fatalf("old connection closed with %v, want CloseReplaced", e)
+	}
+	for _, m := range tr.to(1) {
+		if _, ok := m.(*proto.Error); ok {
+			t.Fatal("the room sent the old connection an Error message instead of closing it")
+		}
+	}
+	if e := r.Receive(1, &proto.Ping{ID: 1}, 2*time.Millisecond); e == nil || e.Code != proto.CloseProtocol {
+		t.Fatalf("the old connection is still in the room: %v", e)
+	}
+	if p, ok := r.byConn[2]; !ok || r.members[p].conn != 2 {
+		t.Fatal("the new connection does not hold the player")
+	}
+}
+
+// TestNewcomerRidesSoon: a human who joins a room where bots are mid-round
+// rides a cycle of their own within FINISH_TYPE's 2 s plus the 4 s countdown
+// (issue 11: at most 10 s from clicking Play, network included).
+func TestNewcomerRidesSoon(t *testing.T) {
+	r, _ := newTestRoom(t, Config{Bots: 7, Seats: 8})
+	dt := r.TickDuration()
+	now := time.Duration(0)
+	for ; now < 8*time.Second; now += dt { // into the first round's play
+		if err := r.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ph, _ := r.State().Phase(); ph != sim.PhasePlay {
+		t.Fatalf("phase %d at 8 s, want the bots' round in play", ph)
+	}
+	joined := now
+	hello(t, r, 1, &proto.Hello{Name: "newcomer"}, now)
+	p := r.byConn[1]
+	for ; now < joined+20*time.Second; now += dt {
+		if err := r.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		if c := r.State().Cycle(p); c.Alive {
+			if ph, _ := r.State().Phase(); ph == sim.PhasePlay {
+				break
+			}
+		}
+	}
+	waited := now - joined
+	t.Logf("newcomer rides %v after joining", waited)
+	if waited > 6*time.Second+2*dt {
+		t.Fatalf("newcomer rode %v after joining, want at most 6 s (2 s to the round's end, 4 s countdown)", waited)
 	}
 }

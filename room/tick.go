@@ -34,6 +34,11 @@ func (r *Room) Tick(now time.Duration) error {
 		r.fillBots()
 		r.applyPolicy(now)
 		r.pingAll(now)
+	} else if r.rttMoved {
+		// An RTT estimate moved: the leads follow now rather than at the
+		// next ping, so that a route that got slower costs the client's lead
+		// one filter's delay (clock.DefaultRTTSamples) and no more.
+		r.applyPolicy(now)
 	}
 	if now-r.lastHB >= r.cfg.Heartbeat {
 		r.lastHB = now
@@ -85,6 +90,7 @@ func (r *Room) serverEvent(evs ...sim.Event) {
 // charity, netcode.md section 3), smoothly: a published lead only moves when
 // the change is worth it.
 func (r *Room) applyPolicy(now time.Duration) {
+	r.rttMoved = false
 	var ids []int
 	var oneWays, jitters []time.Duration
 	for p, m := range r.members {

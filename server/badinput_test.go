@@ -29,7 +29,7 @@ func TestBadInputClosesOnlyThatConnection(t *testing.T) {
 	}
 	badVersion := func(t *testing.T) []byte {
 		b := hello(t)
-		b[1] = 2 // the version varint right after the type byte
+		b[1] = proto.Version + 1 // the version varint right after the type byte
 		return b
 	}
 	cases := []struct {

@@ -54,8 +54,9 @@ type Config struct {
 	MsgRate      float64       // messages per second per connection (120)
 	MsgBurst     float64       // burst of messages (240)
 	EmptyRoomTTL time.Duration // a room without humans is closed after this (30 s)
-	// Heartbeat and Ping override the room's intervals (100 ms each): they
-	// decide most of a player's downstream bandwidth.
+	// Heartbeat and Ping override the room's intervals (room.DefaultHeartbeat
+	// and clock.ServerPingInterval, 200 ms each): they decide most of a
+	// player's downstream bandwidth.
 	Heartbeat, Ping time.Duration
 	Seed            uint64 // room seeds derive from it; 0 picks one from the clock
 	// Rules, when set, replaces Armagetron's default rules (arena size,

@@ -82,7 +82,7 @@ func newRoomHost(s *Server, name string, seed uint64) (*roomHost, error) {
 	cfg := s.roomConfig(seed)
 	cfg.OnRound = h.onRound
 	cfg.OnDesync = h.onDesync
-	r, err := room.New(name, cfg, s.now(), h.send)
+	r, err := room.New(name, cfg, s.now(), h)
 	if err != nil {
 		return nil, err
 	}
@@ -90,28 +90,28 @@ func newRoomHost(s *Server, name string, seed uint64) (*roomHost, error) {
 	return h, nil
 }
 
-// send is the room's transport. Messages wait until the end of the room's
-// current iteration (a tick, or one inbound message) and then go to the
-// writer as one batch, which it writes in one system call: a tick's
-// heartbeat, ping and roster cost one write instead of three. An Error from
-// the room (a reconnect replacing this connection) closes the connection,
-// whose writer then sends that Error itself.
-func (h *roomHost) send(id room.ConnID, b []byte) {
+// Send is the room's transport (room.Transport). Messages wait until the
+// end of the room's current iteration (a tick, or one inbound message) and
+// then go to the writer as one batch, which it writes in one system call: a
+// tick's heartbeat, ping and roster cost one write instead of three.
+func (h *roomHost) Send(id room.ConnID, b []byte) {
 	c := h.conns[id]
 	if c == nil {
 		return
-	}
-	if len(b) > 0 && proto.Type(b[0]) == proto.TypeError {
-		if m, err := proto.Decode(b); err == nil {
-			c.close(errorReason(m.(*proto.Error)))
-			h.dropped = append(h.dropped, c)
-			return
-		}
 	}
 	if len(c.pend) == 0 {
 		h.touched = append(h.touched, c)
 	}
 	c.pend = append(c.pend, b)
+}
+
+// Close ends a connection the room let go of (room.Transport): its writer
+// sends the Error itself, after what is queued.
+func (h *roomHost) Close(id room.ConnID, why *proto.Error) {
+	if c := h.conns[id]; c != nil {
+		c.close(errorReason(why))
+		h.dropped = append(h.dropped, c)
+	}
 }
 
 // flush hands each connection its batch of this iteration; never blocks.
@@ -209,17 +209,14 @@ func (h *roomHost) handle(in inbound) {
 	case in.c.closing():
 		// Closed while the message waited (slow reader, replaced): the leave follows.
 	default:
-		if hello, ok := in.msg.(*proto.Hello); ok && h.conns[in.c.id] == nil {
-			h.conns[in.c.id] = in.c
-			if e := h.room.Join(in.c.id, hello, now); e != nil {
-				delete(h.conns, in.c.id)
-				in.c.close(errorReason(e))
-			} else {
-				in.c.joined.Store(true)
-			}
-		} else if e := h.room.ReceiveAt(in.c.id, in.msg, arrival(in.at, now), now); e != nil {
+		// A connection's first message is its Hello (the reader sees to
+		// it): from then on the room may send to it.
+		h.conns[in.c.id] = in.c
+		if e := h.room.ReceiveAt(in.c.id, in.msg, arrival(in.at, now), now); e != nil {
 			in.c.close(errorReason(e))
 			h.dropped = append(h.dropped, in.c)
+		} else if in.msg.Type() == proto.TypeHello {
+			in.c.joined.Store(true)
 		}
 	}
 }

@@ -37,12 +37,22 @@ type Config struct {
 	PrepareMs   int64 // countdown before cycles move (4 s)
 	RoundOverMs int64 // pause showing the winner before the next round (3 s)
 	MinPlayers  int64 // a round starts when this many players are present (1)
+	FinishType  int64 // FINISH_TYPE: how a round ends once no human cycle is alive (FinishExpress)
 
 	ScoreWin, ScoreKill, ScoreDeath, ScoreSuicide int64
 
 	MatchScore  int64 // the match ends when someone reaches this score (100)
 	MatchRounds int64 // or after this many rounds (10)
 }
+
+// FINISH_TYPE values, with Armagetron's numbers: what happens once every
+// human cycle is dead (or the only humans are waiting for the next round).
+const (
+	FinishExpress     = 0 // the round ends 2 s after the later of the last death and that moment
+	FinishReset       = 1 // the same after 4 s
+	FinishFastForward = 2 // Armagetron fast-forwards the bots; here the round goes on as with FinishNormal
+	FinishNormal      = 3 // the round goes on until it is decided
+)
 
 // DefaultConfig returns Armagetron Advanced's defaults (physics.md) at 120 Hz.
 func DefaultConfig() Config {
@@ -78,6 +88,7 @@ func DefaultConfig() Config {
 		PrepareMs:   4000,
 		RoundOverMs: 3000,
 		MinPlayers:  1,
+		FinishType:  FinishExpress,
 
 		ScoreWin: 10, ScoreKill: 3, ScoreDeath: -2, ScoreSuicide: -4,
 
@@ -111,6 +122,8 @@ func (c *Config) Validate() error {
 		return errors.New("sim: rubber settings out of range")
 	case c.DeadWallDelayMs < 0 || c.PrepareMs < 0 || c.RoundOverMs < 0 || c.PrepareMs > 600_000 || c.RoundOverMs > 600_000:
 		return errors.New("sim: round timings out of range")
+	case c.FinishType < FinishExpress || c.FinishType > FinishNormal:
+		return errors.New("sim: finish type must be 0..3")
 	case c.MinPlayers < 1 || c.MinPlayers > MaxPlayers:
 		return errors.New("sim: min players must be 1..32")
 	case c.MatchScore < 1 || c.MatchRounds < 1:

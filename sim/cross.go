@@ -34,11 +34,11 @@ func (s *State) crossMoves() {
 			continue // one of them died before getting there
 		}
 		if x.both {
-			ma.stop(x.X, x.Y, -1, causeCrash)
-			mb.stop(x.X, x.Y, -1, causeCrash)
+			ma.stop(x.X, x.Y, -1, CauseCollision)
+			mb.stop(x.X, x.Y, -1, CauseCollision)
 			continue
 		}
-		ma.stop(x.X, x.Y, x.killer, causeWall)
+		ma.stop(x.X, x.Y, x.killer, CauseWall)
 	}
 }
 
@@ -48,7 +48,7 @@ func (m *move) reaches(x, y int64) bool {
 }
 
 // stop ends the move at (x,y) with a death.
-func (m *move) stop(x, y int64, killer int, why cause) {
+func (m *move) stop(x, y int64, killer int, why DeathCause) {
 	m.X1, m.Y1 = x, y
 	m.Len = abs(x-m.X0) + abs(y-m.Y0)
 	m.Dead, m.Killer, m.Why = true, killer, why

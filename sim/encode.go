@@ -6,7 +6,7 @@ import (
 )
 
 // stateMagic starts every encoded state; the digit is the format version.
-const stateMagic = "WTS1"
+const stateMagic = "WTS2"
 
 // ErrCorrupt is returned (wrapped, with detail) by UnmarshalState for input
 // that is truncated, malformed, or describes an impossible state.
@@ -126,7 +126,7 @@ func (s *State) checkCore() error {
 	a := s.cfg.ArenaSize
 	for i := range c.Cycles {
 		cy := &c.Cycles[i]
-		if cy.Dir > 3 || int64(cy.QueueLen) > s.cfg.TurnQueue || cy.Killer < -1 || cy.Killer >= MaxPlayers ||
+		if cy.Dir > 3 || int64(cy.QueueLen) > s.cfg.TurnQueue || cy.Killer < -1 || cy.Killer >= MaxPlayers || cy.Team >= MaxPlayers || cy.Cause > CauseLeft ||
 			cy.X < 0 || cy.X > a || cy.Y < 0 || cy.Y > a || cy.TurnX < 0 || cy.TurnX > a || cy.TurnY < 0 || cy.TurnY > a ||
 			cy.Speed < 0 || cy.Speed > 1000*Meter || cy.Sub < 0 || cy.Sub >= s.cfg.TickRate || cy.Brake < 0 || cy.Brake > Unit ||
 			cy.RubberUsed < 0 || cy.RubberUsed > 2*s.cfg.Rubber+1000*Meter {
@@ -154,7 +154,7 @@ func (c *Config) visit(v visitor) {
 	for _, p := range [...]*int64{&c.TickRate, &c.ArenaSize, &c.StartSpeed, &c.BaseSpeed, &c.MinSpeedPct,
 		&c.SpeedUpMilli, &c.SlowMilli, &c.WallAccel, &c.WallAccelOffset, &c.WallNear, &c.TurnDelayMs,
 		&c.TurnSpeed, &c.TurnQueue, &c.BrakeDecel, &c.BrakeDrain, &c.BrakeRefill, &c.Rubber, &c.RubberSpeed,
-		&c.RubberDecayMs, &c.WallsLength, &c.DeadWallDelayMs, &c.PrepareMs, &c.RoundOverMs, &c.MinPlayers,
+		&c.RubberDecayMs, &c.WallsLength, &c.DeadWallDelayMs, &c.PrepareMs, &c.RoundOverMs, &c.MinPlayers, &c.FinishType,
 		&c.ScoreWin, &c.ScoreKill, &c.ScoreDeath, &c.ScoreSuicide, &c.MatchScore, &c.MatchRounds} {
 		v.i64(p)
 	}

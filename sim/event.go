@@ -12,7 +12,7 @@ const (
 	EvTurnRight                   // turn 90 degrees clockwise
 	EvBrakeOn                     // start braking (while the reservoir lasts)
 	EvBrakeOff                    // stop braking
-	EvJoin                        // player enters the room; it plays from the next round (Arg: team, unused for now)
+	EvJoin                        // player enters the room; it plays from the next round (Arg: JoinHuman for a human)
 	EvLeave                       // player leaves; a living cycle dies as a suicide
 	EvRoundStart                  // server: end the current round now and start a new one (prepare countdown)
 	EvSpawn                       // server: put a joined player into the current round during its prepare countdown
@@ -44,11 +44,20 @@ func (k EventKind) String() string {
 	return "unknown"
 }
 
+// JoinHuman in an EvJoin's Arg marks a human player (bots join with 0):
+// FINISH_TYPE and the choice between the single-player and multiplayer
+// settings count humans.
+const JoinHuman int32 = 1
+
 // Valid reports whether k is a kind this version of the simulation knows.
 func (k EventKind) Valid() bool { return k > EvNone && k < evKindCount }
 
 // ServerOnly reports whether only the server may create events of kind k.
 func (k EventKind) ServerOnly() bool { return k == EvRoundStart || k == EvSpawn }
+
+// PlayerInput reports whether k is a key press a client may propose (a turn
+// or a brake); every other kind is the server's to make.
+func (k EventKind) PlayerInput() bool { return k >= EvTurnLeft && k <= EvBrakeOff }
 
 // Event is one input scheduled for one tick. The tick is not part of the event:
 // the history keys events by tick, and the server may move an event to a later
@@ -57,7 +66,7 @@ type Event struct {
 	Kind   EventKind
 	Player uint8  // player id, 0..MaxPlayers-1; ignored by EvRoundStart
 	Seq    uint32 // the proposing client's sequence number; orders a player's events within a tick
-	Arg    int32  // kind-specific argument; 0 for every kind today
+	Arg    int32  // kind-specific argument: EvJoin's flags (JoinHuman), 0 for every other kind
 }
 
 // Less is the canonical order of events within one tick: by player, then by the

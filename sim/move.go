@@ -6,7 +6,7 @@ type move struct {
 	Len            int64 // distance travelled, micrometres
 	Dead           bool  // dies this tick
 	Killer         int
-	Why            cause
+	Why            DeathCause
 	active         bool
 }
 
@@ -120,9 +120,12 @@ func (s *State) plan(i int, m *move) {
 			c.RubberUsed += dist - travel
 			if c.RubberUsed > s.cfg.Rubber {
 				travel = gap
-				m.Dead, m.Killer, m.Why = true, owner, causeWall
-				if owner == OwnerRim || owner == i {
-					m.Killer, m.Why = -1, causeSelf
+				m.Dead, m.Killer, m.Why = true, owner, CauseWall
+				switch owner {
+				case OwnerRim:
+					m.Killer, m.Why = -1, CauseRim
+				case i:
+					m.Killer, m.Why = -1, CauseOwnWall
 				}
 			}
 		}

@@ -35,25 +35,69 @@ func (s *State) present() int64 {
 }
 
 // checkRoundEnd decides the round once at most one cycle is left (or none, when
-// someone played alone): the survivor scores the win.
+// someone played alone): the survivor scores the win. It also ends a round
+// that no human is playing any more, as Config.FinishType says.
 func (s *State) checkRoundEnd() {
 	alive, last := 0, -1
+	humans, humansAlive := false, false
 	for i := range s.c.Cycles {
-		if s.c.Cycles[i].Alive {
+		c := &s.c.Cycles[i]
+		if c.Alive {
 			alive++
 			last = i
 		}
+		humans = humans || c.Present && c.Human
+		humansAlive = humansAlive || c.Alive && c.Human
 	}
-	if alive > 1 || (alive == 1 && s.c.Started < 2) {
+	if alive <= 1 && (alive == 0 || s.c.Started >= 2) {
+		s.c.Winner = -1
+		if alive == 1 {
+			s.c.Winner = int8(last)
+			s.c.Cycles[last].Score += s.cfg.ScoreWin
+		}
+		s.over(s.d.roundOver)
 		return
 	}
-	s.c.Winner = -1
-	if alive == 1 {
-		s.c.Winner = int8(last)
-		s.c.Cycles[last].Score += s.cfg.ScoreWin
+	if !humans || humansAlive {
+		s.c.NoHuman = -1
+		return
 	}
+	if s.c.NoHuman < 0 {
+		s.c.NoHuman = s.c.Tick
+	}
+	if wait, ok := s.finishWait(); ok && s.c.Tick >= max(s.c.LastDeath, s.c.NoHuman)+wait {
+		s.c.Winner = -1
+		s.over(0)
+	}
+}
+
+// finishWait returns how long, in ticks, a round goes on once no human cycle
+// is alive, or false when FinishType lets it run to its normal end.
+//
+// Armagetron's gGame::Analysis restarts the round once no human is alive and
+// the last death is some time past: 2 s with FINISH_TYPE 0 (express: the
+// analysis holds the next round back while the last death is under 2 s old),
+// 4 s with 1 (FINISH_TYPE's "immediately", fintime - 2). Deviation: type 2
+// fast-forwards the remaining AIs there; every client would have to run its
+// simulation faster, so here the round goes on at normal speed, as with 3.
+// The time counts from the later of the last death and the moment no human
+// was left alive, so that a newcomer who joins a round of bots waits the same
+// 2 s however long ago the last bot died.
+func (s *State) finishWait() (int64, bool) {
+	switch s.cfg.FinishType {
+	case FinishExpress:
+		return s.d.finishExpress, true
+	case FinishReset:
+		return s.d.finishReset, true
+	}
+	return 0, false
+}
+
+// over ends the round; the next one starts after pause ticks (or at the next
+// tick) while enough players are present.
+func (s *State) over(pause int64) {
 	s.c.Phase = PhaseOver
-	s.c.PhaseEnd = s.c.Tick + s.d.roundOver
+	s.c.PhaseEnd = s.c.Tick + pause
 }
 
 // matchOver reports whether the match limits are reached.
@@ -86,6 +130,7 @@ func (s *State) startRound() {
 	s.grid.reset(s.c.WallCount)
 	s.c.Rng = splitmix(s.c.Rng)
 	s.c.Started = 0
+	s.c.LastDeath, s.c.NoHuman = s.c.Tick, -1
 	for i := range s.c.Cycles {
 		c := &s.c.Cycles[i]
 		c.InRound, c.Alive = c.Present, false
@@ -143,7 +188,7 @@ func (s *State) layout() {
 		along := (slot*perim + perim/3) / n % perim
 		x, y, dir := ringPoint(a/2, half, along)
 		*c = Cycle{
-			Present: c.Present, InRound: true, Alive: true, Dir: dir, Killer: -1,
+			Present: c.Present, Human: c.Human, InRound: true, Alive: true, Dir: dir, Team: uint8(i), Killer: -1,
 			X: x, Y: y, TurnX: x, TurnY: y, Speed: s.cfg.StartSpeed, Brake: Unit,
 			LastTurn: s.c.Tick - s.d.turnDelay - s.d.prepare,
 			Score:    c.Score, Kills: c.Kills, Deaths: c.Deaths,

@@ -102,6 +102,8 @@ func (c *core) visit(v visitor) {
 	v.i64(&c.Match)
 	v.i8(&c.Winner)
 	v.i64(&c.Started)
+	v.i64(&c.LastDeath)
+	v.i64(&c.NoHuman)
 	v.i64(&c.RoundWallStart)
 	v.i64(&c.WallCount)
 	v.u64(&c.WallHash)
@@ -116,8 +118,11 @@ func (c *Cycle) visit(v visitor) {
 	v.flag(&c.InRound)
 	v.flag(&c.Alive)
 	v.flag(&c.Braking)
+	v.flag(&c.Human)
 	v.u8(&c.Dir)
+	v.u8(&c.Team)
 	v.i8(&c.Killer)
+	v.u8((*uint8)(&c.Cause))
 	for _, p := range [...]*int64{&c.X, &c.Y, &c.Speed, &c.Sub, &c.RubberUsed, &c.Brake, &c.TurnX, &c.TurnY,
 		&c.Odo, &c.SegOdo, &c.LastTurn, &c.DeathTick, &c.Score, &c.Kills, &c.Deaths} {
 		v.i64(p)

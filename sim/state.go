@@ -22,8 +22,11 @@ type Cycle struct {
 	InRound bool  // spawned in the current round
 	Alive   bool  // in the round and not crashed
 	Braking bool  // brake held
+	Human   bool  // joined as a human player (EvJoin's Arg has JoinHuman), not a bot
 	Dir     uint8 // 0 east (+x), 1 north (+y), 2 west, 3 south
-	Killer  int8  // who killed it this round: player id, -1 none or suicide
+	Team    uint8 // team this round; teammates share a win and score no kills on each other
+	Killer  int8  // who is credited with its death this round: player id, -1 none
+	Cause   DeathCause
 
 	X, Y         int64 // position, micrometres
 	Speed        int64 // micrometres per second
@@ -62,6 +65,12 @@ type core struct {
 	Winner   int8  // winner of the last decided round, -1 for none
 	Started  int64 // cycles that spawned in this round
 
+	// LastDeath is the tick of the round's latest death (its start before
+	// any), and NoHuman the tick from which no human cycle has been alive
+	// while a human is present (-1 while that is not so): FINISH_TYPE ends
+	// the round some time after the later of the two.
+	LastDeath, NoHuman int64
+
 	RoundWallStart int64  // global index of this round's first wall
 	WallCount      int64  // global index one past the newest wall
 	WallHash       uint64 // running hash of every wall appended, so Hash is O(1) in walls
@@ -92,16 +101,17 @@ type State struct {
 
 // derived are Config values turned into per-tick integers once.
 type derived struct {
-	turnDelay    int64 // ticks
-	deadWall     int64 // ticks
-	prepare      int64 // ticks
-	roundOver    int64 // ticks
-	minSpeed     int64
-	brakeDrain   int64 // reservoir per tick
-	brakeRefill  int64
-	rubberShrink int64 // e^(-RubberSpeed/TickRate) in Unit
-	rubberDecayT int64 // RubberDecayMs in ticks
-	lookahead    int64 // longest ray a tick needs, micrometres
+	turnDelay                  int64 // ticks
+	deadWall                   int64 // ticks
+	prepare                    int64 // ticks
+	roundOver                  int64 // ticks
+	finishExpress, finishReset int64 // ticks a round goes on once no human is alive
+	minSpeed                   int64
+	brakeDrain                 int64 // reservoir per tick
+	brakeRefill                int64
+	rubberShrink               int64 // e^(-RubberSpeed/TickRate) in Unit
+	rubberDecayT               int64 // RubberDecayMs in ticks
+	lookahead                  int64 // longest ray a tick needs, micrometres
 }
 
 // NewState returns a fresh state in PhaseWaiting with no players, or an error
@@ -124,15 +134,17 @@ func NewState(cfg Config, seed uint64) (*State, error) {
 func (s *State) derive() {
 	c := &s.cfg
 	s.d = derived{
-		turnDelay:    c.ticks(c.TurnDelayMs),
-		deadWall:     c.ticks(c.DeadWallDelayMs),
-		prepare:      c.ticks(c.PrepareMs),
-		roundOver:    c.ticks(c.RoundOverMs),
-		minSpeed:     c.BaseSpeed * c.MinSpeedPct / 100,
-		brakeDrain:   c.BrakeDrain / c.TickRate,
-		brakeRefill:  c.BrakeRefill / c.TickRate,
-		rubberShrink: expNeg(c.RubberSpeed, c.TickRate),
-		rubberDecayT: max(1, c.RubberDecayMs*c.TickRate/1000),
+		turnDelay:     c.ticks(c.TurnDelayMs),
+		deadWall:      c.ticks(c.DeadWallDelayMs),
+		prepare:       c.ticks(c.PrepareMs),
+		roundOver:     c.ticks(c.RoundOverMs),
+		finishExpress: c.ticks(2000),
+		finishReset:   c.ticks(4000),
+		minSpeed:      c.BaseSpeed * c.MinSpeedPct / 100,
+		brakeDrain:    c.BrakeDrain / c.TickRate,
+		brakeRefill:   c.BrakeRefill / c.TickRate,
+		rubberShrink:  expNeg(c.RubberSpeed, c.TickRate),
+		rubberDecayT:  max(1, c.RubberDecayMs*c.TickRate/1000),
 	}
 	// A tick never needs to look further than the fastest possible move plus
 	// the rubber zone in front of it (gap/(1-k) where the exponential approach

@@ -38,6 +38,7 @@ func (s *State) apply(e Event) {
 	case EvJoin:
 		if !c.Present {
 			c.Present = true
+			c.Human = e.Arg&JoinHuman != 0
 			c.Score, c.Kills, c.Deaths = 0, 0, 0
 			c.Braking = false
 		}
@@ -45,7 +46,7 @@ func (s *State) apply(e Event) {
 		if c.Present {
 			c.Present = false
 			if c.Alive {
-				s.kill(int(e.Player), -1, causeLeave)
+				s.kill(int(e.Player), -1, CauseLeft)
 			}
 		}
 	case EvRoundStart:
@@ -114,38 +115,4 @@ func (s *State) addWall(w Wall) {
 		h = mix(h, v)
 	}
 	s.c.WallHash = h
-}
-
-// cause is why a cycle died, which decides the score.
-type cause uint8
-
-const (
-	causeWall  cause = iota // hit someone else's wall: killer scores
-	causeSelf               // hit its own wall or the rim: suicide
-	causeCrash              // crashed into another cycle at the same instant (head-on): no killer
-	causeLeave              // its player left: no score
-)
-
-func (s *State) kill(id, killer int, why cause) {
-	c := &s.c.Cycles[id]
-	c.Alive = false
-	c.Braking = false
-	c.DeathTick = s.c.Tick
-	c.Killer = int8(killer)
-	s.closeSegment(id)
-	c.QueueLen = 0
-	switch why {
-	case causeLeave:
-		return
-	case causeSelf:
-		c.Score += s.cfg.ScoreSuicide
-	default:
-		c.Score += s.cfg.ScoreDeath
-	}
-	c.Deaths++
-	if why == causeWall && killer >= 0 && killer != id {
-		k := &s.c.Cycles[killer]
-		k.Score += s.cfg.ScoreKill
-		k.Kills++
-	}
 }

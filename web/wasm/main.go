@@ -23,6 +23,7 @@
 package main
 
 import (
+	"errors"
 	"strconv"
 	"syscall/js"
 	"time"
@@ -109,33 +110,27 @@ func (c *core) receive(args []js.Value) any {
 	// A fresh slice per message: the session may keep what it decodes.
 	msg := make([]byte, args[0].Length())
 	js.CopyBytesToGo(msg, args[0])
-	c.peek(msg)
 	now := ms(args[1])
 	arrived := now
 	if len(args) > 2 && args[2].Type() == js.TypeNumber {
 		arrived = ms(args[2]) // MessageEvent.timeStamp: same clock as performance.now()
 	}
-	if err := c.sess.ReceiveAt(arrived, now, msg); err != nil {
-		return err.Error()
+	err := c.sess.ReceiveAt(arrived, now, msg)
+	if err == nil {
+		return nil
 	}
-	return nil
-}
-
-// peek keeps the code of the server's Error message, its reason for closing:
-// Receive returns only its text, and the page needs the code to decide
-// whether reconnecting can help (a full room, a taken name: no).
-func (c *core) peek(msg []byte) {
-	if len(msg) == 0 || proto.Type(msg[0]) != proto.TypeError {
-		return
-	}
-	m, err := proto.Decode(msg)
-	if e, ok := m.(*proto.Error); ok && err == nil {
+	// The server's reason for closing comes back as the session's result;
+	// the page needs its code to decide whether reconnecting can help (a
+	// full room, a taken name: no).
+	var e *proto.Error
+	if errors.As(err, &e) {
 		text := e.Text
 		if text == "" {
 			text = "The server closed the connection: " + e.Code.String()
 		}
 		c.notice("error", int64(e.Code), text)
 	}
+	return err.Error()
 }
 
 // onChat queues a chat line for the page (from is a player id, 255 for a spectator).
@@ -198,7 +193,7 @@ func (c *core) outgoing(_ []js.Value) any {
 
 func (c *core) press(args []js.Value) any {
 	kind := sim.EventKind(args[0].Int())
-	if c.sess == nil || kind < sim.EvTurnLeft || kind > sim.EvBrakeOff {
+	if c.sess == nil || !kind.PlayerInput() {
 		return nil
 	}
 	c.sess.Press(ms(args[1]), kind, ms(args[2]))
