@@ -240,7 +240,8 @@ func dialWT(ctx context.Context, opt Options) (*wtLink, error) {
 		}
 	}
 	tr := &webtransport.Transport{TLSClientConfig: tlsConf,
-		QUICConfig: &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true, MaxIdleTimeout: 30 * time.Second}}
+		QUICConfig: &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true, MaxIdleTimeout: 30 * time.Second,
+			DisablePathMTUDiscovery: true}}
 	wu := "https://" + u.Host + info.WebTransport.Path
 	_, sess, err := tr.Dial(ctx, wu, opt.Header)
 	if err != nil {

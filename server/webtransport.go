@@ -60,7 +60,9 @@ func (s *Server) ServeWebTransport(pc net.PacketConn) error {
 	h3 := &http3.Server{
 		Handler:   mux,
 		TLSConfig: http3.ConfigureTLSConfig(&tls.Config{GetCertificate: certs.getCertificate, MinVersion: tls.VersionTLS13}),
-		QUICConfig: &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true,
+		// Game messages are small: probing for larger packets (path MTU
+		// discovery) would only add padded packets to every connection.
+		QUICConfig: &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true, DisablePathMTUDiscovery: true,
 			MaxIdleTimeout: s.cfg.IdleTimeout + 5*time.Second},
 		ConnContext: func(ctx context.Context, c *quic.Conn) context.Context {
 			return context.WithValue(ctx, quicConnKey{}, c)
