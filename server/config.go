@@ -58,7 +58,10 @@ type Config struct {
 	// and clock.ServerPingInterval, 200 ms each): they decide most of a
 	// player's downstream bandwidth.
 	Heartbeat, Ping time.Duration
-	Seed            uint64 // room seeds derive from it; 0 picks one from the clock
+	// QuietHeartbeat overrides the heartbeat interval of a room where no
+	// player presses a key (room.DefaultQuietHeartbeat, 1 s).
+	QuietHeartbeat time.Duration
+	Seed           uint64 // room seeds derive from it; 0 picks one from the clock
 	// Rules, when set, replaces Armagetron's default rules (arena size,
 	// speeds, round timings); its TickRate is replaced by TickRate.
 	Rules *sim.Config

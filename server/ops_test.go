@@ -103,7 +103,7 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 // TestSlowReaderOverSockets: a client that stops reading is dropped as a
 // slow reader while another in its room keeps playing.
 func TestSlowReaderOverSockets(t *testing.T) {
-	s, err := New(Config{Logger: quiet, Rules: fastRules(), SendQueue: 8, Heartbeat: time.Millisecond, Ping: time.Millisecond, Bots: 2})
+	s, err := New(Config{Logger: quiet, Rules: fastRules(), SendQueue: 8, Heartbeat: time.Millisecond, QuietHeartbeat: time.Millisecond, Ping: time.Millisecond, Bots: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
