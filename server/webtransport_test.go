@@ -114,6 +114,22 @@ func TestWebTransportFallsBack(t *testing.T) {
 // server's advertised certificate hash, for tests that send anything.
 func dialWTRaw(t *testing.T, s *testServer) (*webtransport.Session, *webtransport.Stream) {
 	t.Helper()
+	sess, err := dialWTHeader(t, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	str, err := sess.OpenStreamSync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess, str
+}
+
+// dialWTHeader opens a WebTransport session with extra request headers.
+func dialWTHeader(t *testing.T, s *testServer, h http.Header) (*webtransport.Session, error) {
+	t.Helper()
 	info := s.Transport().WebTransport
 	if info == nil || len(info.CertHashes) != 1 {
 		t.Fatalf("transport info %+v", info)
@@ -130,16 +146,29 @@ func dialWTRaw(t *testing.T, s *testServer) (*webtransport.Session, *webtranspor
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, sess, err := tr.Dial(ctx, "https://"+s.ts.Listener.Addr().String()+info.Path, nil)
+	_, sess, err := tr.Dial(ctx, "https://"+s.ts.Listener.Addr().String()+info.Path, h)
 	if err != nil {
-		t.Fatal(err)
+		tr.Close()
+		return nil, err
 	}
 	t.Cleanup(func() { sess.CloseWithError(0, ""); tr.Close() })
-	str, err := sess.OpenStreamSync(ctx)
-	if err != nil {
-		t.Fatal(err)
+	return sess, nil
+}
+
+// TestWebTransportOrigin: the WebSocket's origin rule holds for WebTransport.
+func TestWebTransportOrigin(t *testing.T) {
+	s := newWTTestServer(t, func(c *Config) { c.Origins = []string{"*.example.com"} })
+	host := s.ts.Listener.Addr().String()
+	for origin, ok := range map[string]bool{"": true, "https://" + host: true, "https://play.example.com": true, "https://evil.test": false} {
+		h := http.Header{}
+		if origin != "" {
+			h.Set("Origin", origin)
+		}
+		_, err := dialWTHeader(t, s, h)
+		if (err == nil) != ok {
+			t.Errorf("origin %q: dial error %v, want allowed=%v", origin, err, ok)
+		}
 	}
-	return sess, str
 }
 
 // TestWebTransportBadInput: bad framing or a bad message, on a datagram or
