@@ -166,8 +166,8 @@ func TestBrowserTwoPages(t *testing.T) {
 	room := fmt.Sprintf("e2e-%d", time.Now().UnixNano()%1e6)
 	w := watch(t, addr, room)
 	bctx := browser(t)
-	a := openPage(t, bctx, "http://"+addr+"/?room="+room+"&name=Alice")
-	b := openPage(t, bctx, "http://"+addr+"/?room="+room+"&name=Bob")
+	a := playIn(t, bctx, "http://"+addr, room, "Alice")
+	b := playIn(t, bctx, "http://"+addr, room, "Bob")
 
 	var sa, sb pageState
 	waitFor(t, "both pages to be welcomed", 20*time.Second, func() bool {
@@ -283,9 +283,7 @@ func TestBrowserThroughRelays(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		// Two pages drawing 3D in software on two cores starve each other's
-		// timers: draw at 5 fps, the netcode still runs every frame.
-		pages = append(pages, openPage(t, bctx, "http://"+r.Addr()+"/?fps=5&room="+room+"&name=p"+fmt.Sprint(len(pages)+1)))
+		pages = append(pages, playIn(t, bctx, "http://"+r.Addr(), room, "p"+fmt.Sprint(len(pages)+1)))
 	}
 	// Keys pressed at random moments on both pages, for samples.
 	var states [2]pageState
@@ -332,26 +330,9 @@ func TestBrowserThroughRelays(t *testing.T) {
 func TestBrowserFramePerf(t *testing.T) {
 	browserTests(t)
 	addr := startServerWith(t, clock.AutoCharity, 15, 16)
-	bctx := browser(t)
-	p := openPage(t, bctx, "http://"+addr+"/?room=perf&name=Perf")
-	waitFor(t, "the page to play", 20*time.Second, func() bool { return p.state(t).You >= 0 })
+	p := playIn(t, browser(t), "http://"+addr, "perf", "Perf")
 	time.Sleep(15 * time.Second) // through the countdown into the round
-	type pct struct {
-		P50 float64 `json:"p50"`
-		P99 float64 `json:"p99"`
-	}
-	var perf struct {
-		Frames int `json:"frames"`
-		Update pct `json:"update_ms"`
-		Render pct `json:"render_ms"`
-	}
-	js, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`JSON.stringify(window.webtron.perf())`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal([]byte(js), &perf); err != nil {
-		t.Fatal(err)
-	}
+	perf := p.perf(t)
 	st := p.state(t)
 	alive := 0
 	for _, pl := range st.Players {

@@ -1,7 +1,7 @@
 // Package history is Webtron's netcode core, independent of any transport: the
 // event log keyed by tick, the timeline that rolls the simulation back and
 // replays it when the log changes, and the server's authority that decides at
-// which tick each proposed event lands (shared/design/netcode.md, section 1).
+// which tick each proposed event lands (docs/netcode.md, section 1).
 //
 // The server, the headless bots, the lab and the browser (through WebAssembly)
 // all use this one implementation.

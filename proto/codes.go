@@ -73,12 +73,13 @@ const (
 	CloseKicked                     // removed by an operator or for abuse
 	CloseTimeout                    // nothing heard from the client for too long
 	CloseShutdown                   // the server is stopping
+	CloseAddrLimit                  // too many connections, or new rooms, from the client's address
 	closeEnd
 )
 
 var closeNames = [...]string{"other", "protocol error", "version mismatch", "room full",
 	"bad name", "name taken", "bad reconnect token", "replaced by a new connection",
-	"kicked", "timeout", "server shutdown"}
+	"kicked", "timeout", "server shutdown", "address limit"}
 
 // String returns a short human-readable name.
 func (c CloseCode) String() string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"time"
 	"unicode/utf8"
@@ -22,18 +23,34 @@ var (
 	ErrCorrupt   = errors.New("replay: file corrupted")
 )
 
-// ReadFile reads and decodes the file at path.
+// ReadFile reads and decodes the file at path. Only a regular file is read
+// (a device such as /dev/zero never ends, a FIFO blocks), and never more than
+// MaxFileSize bytes of it, whatever its size said when it was opened.
 func ReadFile(path string) (*File, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file (%v)", ErrNotReplay, path, fi.Mode().Type())
+	}
 	if fi.Size() > MaxFileSize {
 		return nil, fmt.Errorf("%w: %s is %d bytes, more than any replay", ErrNotReplay, path, fi.Size())
 	}
-	b, err := os.ReadFile(path)
+	fd, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
+	}
+	defer fd.Close()
+	if fi, err := fd.Stat(); err != nil || !fi.Mode().IsRegular() { // replaced since the Stat
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrNotReplay, path)
+	}
+	b, err := io.ReadAll(io.LimitReader(fd, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	if len(b) > MaxFileSize {
+		return nil, fmt.Errorf("%w: %s grew past %d bytes, more than any replay", ErrNotReplay, path, MaxFileSize)
 	}
 	f, err := Unmarshal(b)
 	if err != nil {

@@ -154,7 +154,9 @@ func (s *Summary) Print(w io.Writer, f *File) {
 		if p.Alive {
 			state = "alive"
 		}
-		fmt.Fprintf(w, "  player %2d  %-24s score %4d (%+d)  kills %3d  deaths %3d  %s\n",
+		// Names come from the file: quoted, so that no control sequence in
+		// one reaches the terminal.
+		fmt.Fprintf(w, "  player %2d  %-26q score %4d (%+d)  kills %3d  deaths %3d  %s\n",
 			p.Slot, p.Name, p.Score, p.RoundScore, p.Kills, p.Deaths, state)
 	}
 	switch {
@@ -163,7 +165,7 @@ func (s *Summary) Print(w io.Writer, f *File) {
 	case s.Winner < 0:
 		fmt.Fprintln(w, "winner: none (draw)")
 	default:
-		fmt.Fprintf(w, "winner: player %d %s\n", s.Winner, s.name(s.Winner))
+		fmt.Fprintf(w, "winner: player %d %q\n", s.Winner, s.name(s.Winner))
 	}
 	fmt.Fprintf(w, "hashes: %d checked, %d mismatched\n", s.HashesChecked, len(s.Mismatches))
 	if f != nil && f.Desync != nil {

@@ -2,6 +2,7 @@ package room
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -13,7 +14,8 @@ import (
 )
 
 // join handles a connection's Hello (through Receive). It returns a
-// proto.Error when the connection must be closed (room full, bad token).
+// proto.Error when the connection must be closed (a name taken or not
+// allowed, the room full, a bad token).
 func (r *Room) join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 	name := SanitizeName(h.Name)
 	if p, ok := r.byConn[c]; ok { // a repeated hello (lost welcome on a datagram link)
@@ -23,6 +25,12 @@ func (r *Room) join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 	if _, ok := r.specs[c]; ok {
 		r.welcome(c, -1, nil, h.ClientTime, now)
 		return nil
+	}
+	if h.Spectate || len(h.Token) == 0 { // a token brings back a player with its name
+		var e *proto.Error
+		if name, e = r.claimName(name, clean(h.Name, proto.MaxNameLen, "<>") == ""); e != nil {
+			return e
+		}
 	}
 	if h.Spectate {
 		r.specs[c] = &spectator{conn: c, name: name}
@@ -67,6 +75,42 @@ func (r *Room) join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 	return nil
 }
 
+// botMark ends every bot's name; no human may wear it.
+const botMark = "(bot)"
+
+// claimName checks that name (sanitized) is free in the room: no player,
+// bot, spectator or player expected back has it, compared without regard to
+// case, and it does not pass for a bot's. A player who gave no name
+// (unnamed) gets the first free of "Player", "Player 2", ... instead of a
+// refusal.
+func (r *Room) claimName(name string, unnamed bool) (string, *proto.Error) {
+	if strings.Contains(strings.ToLower(strings.ReplaceAll(name, " ", "")), botMark) {
+		return "", &proto.Error{Code: proto.CloseBadName, Text: "the " + botMark + " mark is for bots"}
+	}
+	for n := 2; r.nameTaken(name); n++ {
+		if !unnamed {
+			return "", &proto.Error{Code: proto.CloseNameTaken, Text: "the name " + name + " is taken in this room"}
+		}
+		name = defaultName + " " + strconv.Itoa(n)
+	}
+	return name, nil
+}
+
+// nameTaken reports whether someone in the room goes by name already.
+func (r *Room) nameTaken(name string) bool {
+	for _, m := range r.members {
+		if m != nil && strings.EqualFold(m.name, name) {
+			return true
+		}
+	}
+	for _, sp := range r.specs {
+		if strings.EqualFold(sp.name, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // freeSlot returns a player slot for a human: a free one among the seats, or
 // -1. Bots beyond what the humans leave free are asked to leave at the next
 // round (fillBots), so a human always has a seat while seats exceed humans.
@@ -105,11 +149,15 @@ func (r *Room) history(tick int64, snap []byte, evs []history.TickEvent) proto.H
 	return h
 }
 
-// Leave handles a dropped connection. A player's cycle stays in the round
-// under the normal rules, and the seat waits Config.Reconnect for the token.
+// Leave handles a dropped connection. A player who has ridden in a round
+// keeps its cycle there under the normal rules, and its seat waits
+// Config.Reconnect for the token. One who never rode gives the seat back at
+// once: otherwise a hello and a hang-up hold a seat for the whole grace, and
+// a few of them lock a room.
 func (r *Room) Leave(c ConnID, now time.Duration) {
 	if _, ok := r.specs[c]; ok {
 		delete(r.specs, c)
+		r.rosterDirty = true
 		return
 	}
 	p, ok := r.byConn[c]
@@ -121,16 +169,39 @@ func (r *Room) Leave(c ConnID, now time.Duration) {
 	m.conn, m.dropped = 0, now
 	r.auth.SetActive(p, false)
 	r.rosterDirty = true
+	if r.noteRiding(m); !m.rode {
+		r.free(p)
+	}
 }
 
-// expire removes players whose reconnect grace ran out.
+// noteRiding marks a member whose cycle is in a round in play, as far as
+// the confirmed state knows.
+func (r *Room) noteRiding(m *member) {
+	s := r.tl.Confirmed()
+	if ph, _ := s.Phase(); ph == sim.PhasePlay && s.Cycle(m.player).InRound {
+		m.rode = true
+	}
+}
+
+// free gives a human's seat up: its cycle leaves the round, a bot may take
+// the seat.
+func (r *Room) free(p int) {
+	r.serverEvent(sim.Event{Kind: sim.EvLeave, Player: uint8(p)})
+	r.members[p] = nil
+	r.rosterDirty = true
+	r.fillBots()
+}
+
+// expire removes players whose reconnect grace ran out, and notes who is
+// riding.
 func (r *Room) expire(now time.Duration) {
 	for p, m := range r.members {
-		if m != nil && m.bot == nil && m.conn == 0 && now-m.dropped >= r.cfg.Reconnect {
-			r.serverEvent(sim.Event{Kind: sim.EvLeave, Player: uint8(p)})
-			r.members[p] = nil
-			r.rosterDirty = true
-			r.fillBots()
+		switch {
+		case m == nil || m.bot != nil:
+		case m.conn != 0:
+			r.noteRiding(m)
+		case now-m.dropped >= r.cfg.Reconnect:
+			r.free(p)
 		}
 	}
 }
@@ -192,9 +263,29 @@ func botName(p int) string {
 	return names[p%len(names)] + " (bot)"
 }
 
-// SanitizeName makes a display name safe to show: printable characters only,
-// spaces collapsed, at most proto.MaxNameLen bytes, and never empty.
+// SanitizeName makes a display name safe to show: see clean; no angle
+// brackets either, at most proto.MaxNameLen bytes, and never empty.
 func SanitizeName(s string) string {
+	if name := clean(s, proto.MaxNameLen, "<>"); name != "" {
+		return name
+	}
+	return defaultName
+}
+
+// defaultName is the name of a player who gave none.
+const defaultName = "Player"
+
+// SanitizeChat makes a chat line safe to show (see clean), at most
+// proto.MaxChatLen bytes; empty when nothing is left.
+func SanitizeChat(s string) string { return clean(s, proto.MaxChatLen, "") }
+
+// clean keeps the printable characters of s and the characters of drop
+// aside, turns each run of white space into one space and trims it, and cuts
+// the result to max bytes on a character boundary. Control characters go,
+// and so do the format characters (Unicode Cf) that reorder or hide text,
+// such as the bidirectional overrides U+202A..U+202E and U+2066..U+2069: a
+// name or a line cannot flip what follows it in the roster or the chat.
+func clean(s string, max int, drop string) string {
 	var b strings.Builder
 	space := false
 	for _, r := range s {
@@ -202,20 +293,21 @@ func SanitizeName(s string) string {
 		case unicode.IsSpace(r):
 			space = b.Len() > 0
 			continue
-		case !unicode.IsPrint(r) || r == '<' || r == '>':
+		case !unicode.IsPrint(r) || strings.ContainsRune(drop, r):
 			continue
+		}
+		n := len(string(r))
+		if space {
+			n++
+		}
+		if b.Len()+n > max {
+			break
 		}
 		if space {
 			b.WriteByte(' ')
 			space = false
 		}
-		if b.Len()+len(string(r)) > proto.MaxNameLen {
-			break
-		}
 		b.WriteRune(r)
-	}
-	if b.Len() == 0 {
-		return "Player"
 	}
 	return b.String()
 }

@@ -248,18 +248,36 @@ func (r *Room) checkHash(c ConnID, p int, m *proto.HashReport) {
 	r.sendMsg(c, &proto.Resync{History: r.history(tick, snap, evs)})
 }
 
+// chat broadcasts a line, cleaned like a name (no control or
+// direction-changing characters), at most one per Config.ChatEvery from each
+// sender, player or spectator alike; a line over the limit is dropped
+// silently (its sender sees it missing).
 func (r *Room) chat(c ConnID, p int, isPlayer bool, m *proto.Chat, now time.Duration) {
 	from := uint8(255)
+	var lim *chatLimit
 	if isPlayer {
-		mb := r.members[p]
-		if mb.chatted && now-mb.lastChat < r.cfg.ChatEvery {
-			return // rate-limited: dropped silently, the sender sees its line missing
-		}
-		mb.lastChat, mb.chatted = now, true
-		from = uint8(p)
+		lim, from = &r.members[p].chat, uint8(p)
+	} else {
+		lim = &r.specs[c].chat
 	}
-	if len(m.Text) == 0 || len(m.Text) > proto.MaxChatLen {
+	if !lim.allow(now, r.cfg.ChatEvery) {
 		return
 	}
-	r.broadcast(&proto.Chat{From: from, Text: m.Text})
+	if text := SanitizeChat(m.Text); text != "" {
+		r.broadcast(&proto.Chat{From: from, Text: text})
+	}
+}
+
+// chatLimit spaces one sender's chat lines.
+type chatLimit struct {
+	last time.Duration
+	any  bool // last is set: a first line within ChatEvery of the room's start is not a flood
+}
+
+func (l *chatLimit) allow(now, every time.Duration) bool {
+	if l.any && now-l.last < every {
+		return false
+	}
+	l.last, l.any = now, true
+	return true
 }

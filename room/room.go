@@ -142,6 +142,7 @@ type member struct {
 	leaving   bool // bot giving its seat up at the next round
 	token     []byte
 	dropped   time.Duration // when the connection dropped (conn == 0 for a human)
+	rode      bool          // has been in a round in play: only then is the seat held for a reconnect
 	rtt       clock.RTTFilter
 	smooth    clock.Smoother
 	floor     clock.LeadFloor
@@ -149,8 +150,7 @@ type member struct {
 	lenient   time.Duration
 	pings     [16]pingSent
 	pingID    uint32
-	lastChat  time.Duration
-	chatted   bool          // lastChat is set: a first line within ChatEvery of the room's start is not a flood
+	chat      chatLimit
 	spare     time.Duration // least spare of this member's events since the last heartbeat
 	decided   bool          // whether it had any
 	lastProp  time.Duration
@@ -167,6 +167,7 @@ type pingSent struct {
 type spectator struct {
 	conn ConnID
 	name string
+	chat chatLimit
 }
 
 // Room is one room. It is not safe for concurrent use: one goroutine owns it.

@@ -21,7 +21,7 @@ BRAKE=${BRAKE:-0}
 out=${OUT:-$(mktemp -d)}
 go build -o "$out/webtron" ./cmd/webtron
 go build -o "$out/wakeprobe" ./scripts/wakeprobe
-${SERVE_PREFIX:-} env ${SERVE_ENV:-} "$out/webtron" serve --addr 127.0.0.1:$PORT --bots 0 --max-rooms $((ROOMS + 10)) --data "$out/data" ${SERVE_FLAGS:-} >"$out/serve.log" 2>&1 &
+${SERVE_PREFIX:-} env ${SERVE_ENV:-} "$out/webtron" serve --addr 127.0.0.1:$PORT --bots 0 --max-rooms $((ROOMS + 10)) --max-conns-per-addr 0 --rooms-per-addr 0 --data "$out/data" ${SERVE_FLAGS:-} >"$out/serve.log" 2>&1 &
 srv=$!
 trap 'kill $srv 2>/dev/null || true' EXIT
 sleep 1

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"time"
@@ -33,14 +34,29 @@ type Config struct {
 	Seats      int          // cycles per room (8)
 	MaxRooms   int          // rooms at once (100)
 	MaxPlayers int          // connections at once, spectators included (2000)
-	DataDir    string       // replays and desync dumps go under it; "" writes none
-	Origins    []string     // extra allowed WebSocket origins (path.Match patterns on the host)
+	// MaxConnsPerAddr bounds the connections of one address (an IPv4
+	// address, an IPv6 /64) at once (32; negative: no limit), and
+	// RoomsPerAddr the rooms it may open a minute (5, as a burst;
+	// negative: no limit). The address is the socket's peer, or what
+	// X-Forwarded-For says behind one of TrustedProxies.
+	MaxConnsPerAddr int
+	RoomsPerAddr    int
+	TrustedProxies  []netip.Prefix
+	DataDir         string   // replays and desync dumps go under it; "" writes none
+	Origins         []string // extra allowed WebSocket origins (path.Match patterns on the host)
 	// Web serves the browser client at "/"; nil serves a status page.
 	Web    http.Handler
 	Logger *slog.Logger // nil: slog.Default()
 	// TLSCert and TLSKey are PEM files of the WebTransport server's
 	// certificate; without them it generates one (server/cert.go).
 	TLSCert, TLSKey string
+
+	// The HTTP server's timeouts (WebSockets, once upgraded, have their own):
+	// a request must arrive within HTTPReadTimeout (10 s), a response leave
+	// within HTTPWriteTimeout (60 s: the client's largest file on a slow
+	// link), and a kept-alive connection idle for HTTPIdleTimeout (30 s) is
+	// closed, so idle connections cannot pile up to the file limit.
+	HTTPReadTimeout, HTTPWriteTimeout, HTTPIdleTimeout time.Duration
 
 	// Connection limits; tests shorten them.
 	HelloTimeout time.Duration // the first message must be a Hello by then (5 s)
@@ -84,6 +100,12 @@ func (c *Config) Defaults() error {
 	if c.MaxPlayers == 0 {
 		c.MaxPlayers = 2000
 	}
+	if c.MaxConnsPerAddr == 0 {
+		c.MaxConnsPerAddr = 32
+	}
+	if c.RoomsPerAddr == 0 {
+		c.RoomsPerAddr = 5
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -97,6 +119,9 @@ func (c *Config) Defaults() error {
 	def(&c.WriteTimeout, 5*time.Second)
 	def(&c.EmptyRoomTTL, 30*time.Second)
 	def(&c.CloseGrace, 2*time.Second)
+	def(&c.HTTPReadTimeout, 10*time.Second)
+	def(&c.HTTPWriteTimeout, 60*time.Second)
+	def(&c.HTTPIdleTimeout, 30*time.Second)
 	if c.SendQueue <= 0 {
 		c.SendQueue = 256
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,6 +68,7 @@ type conn struct {
 	ws   *websocket.Conn // nil for test connections without a socket, and for WebTransport
 	wt   *wtLink         // the WebTransport session, or nil for a WebSocket
 	raw  net.Conn        // the socket under ws, when known: closing it cuts a stalled close handshake short
+	addr netip.Prefix    // the client's address, as the per-address limits count it
 	send chan [][]byte   // batches of messages, one per room iteration
 	done chan struct{}   // closed when the connection starts closing
 	pend [][]byte        // the room's messages of its current iteration (room goroutine only)

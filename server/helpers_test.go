@@ -56,6 +56,7 @@ func newTestServer(t *testing.T, mutate func(*Config)) *testServer {
 	ts := httptest.NewUnstartedServer(s.Handler())
 	ts.Listener = netbatch.Listener{Listener: ts.Listener} // as Serve does: batched writes
 	ts.Config.ConnContext = s.ConnContext
+	ts.Config.ConnState = s.ConnState
 	ts.Start()
 	tsrv := &testServer{Server: s, ts: ts, url: "ws" + strings.TrimPrefix(ts.URL, "http")}
 	t.Cleanup(func() {

@@ -31,6 +31,7 @@ const (
 	MetricRooms        = "webtron_rooms"
 	MetricPlayers      = "webtron_players"
 	MetricConnections  = "webtron_connections"
+	MetricHTTPConns    = "webtron_http_connections"
 	MetricTickDuration = "webtron_tick_duration_seconds"
 	MetricTickLateness = "webtron_tick_lateness_seconds"
 	MetricRollback     = "webtron_rollback_ticks"
@@ -107,6 +108,9 @@ func newMetrics(s *Server) *metrics {
 		func(t *popTotals) float64 { return float64(t.conns - t.wtConns) })
 	gauge(MetricConnections, "Connections open, by transport.", prometheus.Labels{"transport": "webtransport"},
 		func(t *popTotals) float64 { return float64(t.wtConns) })
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: MetricHTTPConns,
+		Help: "HTTP connections open (kept alive or in a request), WebSockets not counted; Serve only."},
+		func() float64 { return float64(s.httpConns.Load()) }))
 	gauge(MetricPlayers, "Players seated in rooms, by kind.", prometheus.Labels{"kind": "human"},
 		func(t *popTotals) float64 { return float64(t.players) })
 	gauge(MetricPlayers, "Players seated in rooms, by kind.", prometheus.Labels{"kind": "bot"},

@@ -102,15 +102,31 @@ func TestLateJoinerSharesConfirmedHashes(t *testing.T) {
 	}
 }
 
-// TestReconnectResumesPlayer: a player that comes back with its token within
-// the grace period gets the same player id; a second connection with the
-// token replaces a live first one, which is told so.
+// TestReconnectResumesPlayer: a player that has ridden in a round and
+// comes back with its token within the grace period gets the same player id;
+// a second connection with the token replaces a live first one, which is
+// told so.
 func TestReconnectResumesPlayer(t *testing.T) {
 	s := newTestServer(t, nil)
 	a := player(t, s.url, headless.Options{Name: "alice", Room: "r"})
 	var id int
 	var token []byte
 	a.Inspect(func(cs *client.Session) { id, token = cs.You(), bytes.Clone(cs.Token()) })
+	// Only a player who has ridden keeps the seat (seat squatting).
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var riding bool
+		s.inspect(t, "r", func(r *room.Room) {
+			c := r.Timeline().Confirmed()
+			ph, _ := c.Phase()
+			riding = ph == sim.PhasePlay && c.Cycle(id).InRound
+		})
+		if riding {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("alice never rode")
+		}
+	}
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}

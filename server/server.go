@@ -3,10 +3,10 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,16 +25,20 @@ type Server struct {
 	replays *replayWriter
 	mux     *http.ServeMux
 
-	mu       sync.Mutex
-	rooms    map[string]*roomHost
-	closing  bool
-	closed   chan struct{}      // closed when Shutdown begins
-	conns    map[*conn]struct{} // every live connection, for shutdown
-	connWG   sync.WaitGroup
-	roomWG   sync.WaitGroup
-	nextConn atomic.Uint64
-	wt       atomic.Pointer[wtServer] // set by ServeWebTransport
-	nextSeed uint64
+	mu      sync.Mutex
+	rooms   map[string]*roomHost
+	closing bool
+	closed  chan struct{}      // closed when Shutdown begins
+	conns   map[*conn]struct{} // every live connection, for shutdown
+	// Per address (addrKey): live connections, and the quota of new rooms.
+	addrConns  map[netip.Prefix]int
+	roomQuotas map[netip.Prefix]*roomQuota
+	httpConns  atomic.Int64 // open HTTP connections not (yet) upgraded to WebSockets
+	connWG     sync.WaitGroup
+	roomWG     sync.WaitGroup
+	nextConn   atomic.Uint64
+	wt         atomic.Pointer[wtServer] // set by ServeWebTransport
+	nextSeed   uint64
 }
 
 // New makes a server from cfg (see Config.Defaults).
@@ -43,7 +47,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, start: time.Now(), rooms: map[string]*roomHost{},
-		conns: map[*conn]struct{}{}, nextSeed: cfg.Seed, closed: make(chan struct{})}
+		conns: map[*conn]struct{}{}, nextSeed: cfg.Seed, closed: make(chan struct{}),
+		addrConns: map[netip.Prefix]int{}, roomQuotas: map[netip.Prefix]*roomQuota{}}
 	s.metrics = newMetrics(s)
 	s.replays = newReplayWriter(cfg.DataDir, s.log, s.metrics)
 	s.routes()
@@ -67,9 +72,23 @@ func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
 
 type rawConnKey struct{}
 
+// ConnState is for http.Server.ConnState: it counts the open HTTP
+// connections (webtron_http_connections); a WebSocket leaves the count when
+// it is upgraded, and counts as a connection of its own.
+func (s *Server) ConnState(_ net.Conn, st http.ConnState) {
+	switch st {
+	case http.StateNew:
+		s.httpConns.Add(1)
+	case http.StateHijacked, http.StateClosed:
+		s.httpConns.Add(-1)
+	}
+}
+
 // Serve accepts connections on ln until Shutdown; it returns nil then.
 func (s *Server) Serve(ln net.Listener) error {
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second, ConnContext: s.ConnContext,
+	hs := &http.Server{Handler: s.Handler(), ConnContext: s.ConnContext, ConnState: s.ConnState,
+		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: s.cfg.HTTPReadTimeout,
+		WriteTimeout: s.cfg.HTTPWriteTimeout, IdleTimeout: s.cfg.HTTPIdleTimeout,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	go func() {
 		<-s.closed
@@ -100,6 +119,9 @@ func (s *Server) attach(c *conn, name string) (*roomHost, *reason) {
 	if h == nil {
 		if len(s.rooms) >= s.cfg.MaxRooms {
 			return nil, &reasonRooms
+		}
+		if !s.takeRoom(c.addr, s.now()) {
+			return nil, &reasonAddrRooms
 		}
 		s.nextSeed++
 		var err error
@@ -144,21 +166,31 @@ func (s *Server) reclaim(h *roomHost) bool {
 	return true
 }
 
-// register counts a connection against --max-players; false when full.
-func (s *Server) register(c *conn) bool {
+// register counts a connection against --max-players and its address's
+// share; the reason when it is over either.
+func (s *Server) register(c *conn) *reason {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closing || len(s.conns) >= s.cfg.MaxPlayers {
-		return false
+	switch {
+	case s.closing:
+		return &reasonShutdown
+	case len(s.conns) >= s.cfg.MaxPlayers:
+		return &reasonServerFull
+	case s.cfg.MaxConnsPerAddr > 0 && s.addrConns[c.addr] >= s.cfg.MaxConnsPerAddr:
+		return &reasonAddrConns
 	}
 	s.conns[c] = struct{}{}
+	s.addrConns[c.addr]++
 	s.connWG.Add(1)
-	return true
+	return nil
 }
 
 func (s *Server) unregister(c *conn) {
 	s.mu.Lock()
 	delete(s.conns, c)
+	if s.addrConns[c.addr]--; s.addrConns[c.addr] <= 0 {
+		delete(s.addrConns, c.addr)
+	}
 	s.mu.Unlock()
 	s.connWG.Done()
 }
@@ -167,7 +199,9 @@ func (s *Server) unregister(c *conn) {
 // client, and writing each round in progress as a replay), waits for the
 // connections to finish their close handshakes (Config.CloseGrace at most,
 // less if ctx ends first), cuts the ones still open, and waits for the
-// replays to be on disk. The error reports connections that had to be cut.
+// replays to be on disk. Cutting a client that never answers the close
+// handshake is part of a clean shutdown, not a failure: it is logged, and the
+// error is nil (a second Shutdown is the only error).
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closing {
@@ -191,12 +225,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		c.close(reasonShutdown)
 	}
 	s.mu.Unlock()
-	var err error
 	grace, cancel := context.WithTimeout(ctx, s.cfg.CloseGrace)
 	defer cancel()
+	cut := 0
 	if !waitGroup(grace, &s.connWG) {
 		s.mu.Lock()
-		err = fmt.Errorf("server: cut %d connections that did not finish closing in time", len(s.conns))
+		cut = len(s.conns)
 		for c := range s.conns {
 			c.forceClose()
 		}
@@ -204,8 +238,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		waitGroup(context.Background(), &s.connWG)
 	}
 	s.replays.close()
-	s.log.Info("server: shut down", "replays", s.replays.written.Load())
-	return err
+	s.log.Info("server: shut down", "replays", s.replays.written.Load(), "cut", cut)
+	return nil
 }
 
 // waitGroup waits for wg until ctx is done, reporting whether wg finished.

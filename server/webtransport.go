@@ -175,6 +175,7 @@ func (s *Server) serveWT(w http.ResponseWriter, r *http.Request) {
 	}
 	qc, _ := r.Context().Value(quicConnKey{}).(*quic.Conn)
 	c := newConn(s, nil, nil)
+	c.addr = addrKey(s.clientAddr(r))
 	c.wt = newWTLink(s, sess, qc)
 	s.metrics.conns.WithLabelValues("webtransport").Inc()
 	s.runConn(c)

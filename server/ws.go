@@ -43,16 +43,18 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	ws.SetReadLimit(int64(maxClientMessage))
 	raw, _ := r.Context().Value(rawConnKey{}).(net.Conn)
+	c := newConn(s, ws, raw)
+	c.addr = addrKey(s.clientAddr(r))
 	s.metrics.conns.WithLabelValues("websocket").Inc()
-	s.runConn(newConn(s, ws, raw))
+	s.runConn(c)
 }
 
 // runConn runs a connection, whatever its transport: this goroutine reads,
 // a second one writes.
 func (s *Server) runConn(c *conn) {
-	if !s.register(c) {
+	if why := s.register(c); why != nil {
 		go c.writeLoop()
-		c.close(reasonServerFull)
+		c.close(*why)
 		<-c.finished
 		return
 	}

@@ -23,8 +23,8 @@ import (
 //go:embed all:dist
 var dist embed.FS
 
-// FS returns the built client files (index.html, app.js, style.css,
-// webtron.wasm, wasm_exec.js and their .gz twins), rooted at dist.
+// FS returns the built client files (index.html, app.js, worker.js,
+// style.css, webtron.wasm, wasm_exec.js and their .gz twins), rooted at dist.
 func FS() fs.FS {
 	sub, err := fs.Sub(dist, "dist")
 	if err != nil {

@@ -164,9 +164,15 @@ func TestEmbedded(t *testing.T) {
 	rec := get(Handler(), "/")
 	switch rec.Code {
 	case 200:
-		for _, ref := range []string{"app.js?v=", "style.css?v=", "wasm_exec.js?v="} {
+		for _, ref := range []string{"app.js?v=", "style.css?v="} {
 			if !strings.Contains(rec.Body.String(), ref) {
 				t.Errorf("index.html does not reference %s", ref)
+			}
+		}
+		// The worker fetches these by the URLs built into app.js and worker.js.
+		for _, name := range []string{"worker.js", "webtron.wasm", "wasm_exec.js"} {
+			if rec := get(Handler(), "/"+name); rec.Code != 200 {
+				t.Errorf("GET /%s: %d", name, rec.Code)
 			}
 		}
 	case http.StatusServiceUnavailable:

@@ -33,7 +33,7 @@ func init() {
 // The load test (1,000 players in 125 rooms of 8; the server's tick
 // lateness, CPU and memory come from its /metrics, --pprof profiles it):
 //
-//	go run ./cmd/webtron serve --addr 127.0.0.1:8099 --bots 0 --max-rooms 200 --pprof 127.0.0.1:6099 &
+//	go run ./cmd/webtron serve --addr 127.0.0.1:8099 --bots 0 --max-rooms 200 --max-conns-per-addr 0 --rooms-per-addr 0 --pprof 127.0.0.1:6099 &
 //	go run ./cmd/webtron bots --url ws://127.0.0.1:8099 --count 1000 --rooms 125 --duration 60s --json
 //	curl -s 127.0.0.1:8099/metrics | grep -E 'webtron_tick_lateness|process_(cpu|resident)'
 func runBots(args []string) error {

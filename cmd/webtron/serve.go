@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	_ "net/http/pprof" // for --pprof, on its own listener
+	"net/netip"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -38,6 +39,46 @@ type serveFlags struct {
 	tickRate                          int64
 	cap                               time.Duration
 	bots, seats, maxRooms, maxPlayers int
+	perAddr                           addrFlags
+}
+
+// addrFlags are the per-address limits.
+type addrFlags struct {
+	conns, rooms int
+	proxies      string
+}
+
+func (a *addrFlags) register(fs *flag.FlagSet, env map[string]string) {
+	fs.IntVar(&a.conns, "max-conns-per-addr", 32, "connections at once from one address (an IPv6 /64 counts as one); 0: no limit")
+	fs.IntVar(&a.rooms, "rooms-per-addr", 5, "new rooms one address may open a minute; 0: no limit")
+	fs.StringVar(&a.proxies, "trusted-proxy", "", "reverse proxies (comma-separated addresses or CIDR prefixes) whose X-Forwarded-For names the client")
+	env["max-conns-per-addr"], env["rooms-per-addr"], env["trusted-proxy"] = "WEBTRON_MAX_CONNS_PER_ADDR", "WEBTRON_ROOMS_PER_ADDR", "WEBTRON_TRUSTED_PROXY"
+}
+
+// apply puts the limits into cfg (0 there means the default, so "no limit" is -1).
+func (a *addrFlags) apply(cfg *server.Config) error {
+	cfg.MaxConnsPerAddr, cfg.RoomsPerAddr = a.conns, a.rooms
+	if a.conns == 0 {
+		cfg.MaxConnsPerAddr = -1
+	}
+	if a.rooms == 0 {
+		cfg.RoomsPerAddr = -1
+	}
+	for _, p := range strings.Split(a.proxies, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		pre, err := netip.ParsePrefix(p)
+		if err != nil {
+			ad, aerr := netip.ParseAddr(p)
+			if aerr != nil {
+				return fmt.Errorf("--trusted-proxy: %q is neither an address nor a CIDR prefix", p)
+			}
+			pre = netip.PrefixFrom(ad.Unmap(), ad.Unmap().BitLen())
+		}
+		cfg.TrustedProxies = append(cfg.TrustedProxies, pre.Masked())
+	}
+	return nil
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
@@ -56,11 +97,13 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.BoolVar(&f.webtransport, "webtransport", true, "also serve WebTransport (HTTP/3) on UDP at the --addr port")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "WebTransport certificate (PEM); without it a self-signed one is made and renewed, its hash served at /api/transport")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "key of --tls-cert (PEM)")
-	return map[string]string{"addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
+	env := map[string]string{"addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
 		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS",
 		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
 		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF",
 		"webtransport": "WEBTRON_WEBTRANSPORT", "tls-cert": "WEBTRON_TLS_CERT", "tls-key": "WEBTRON_TLS_KEY"}
+	f.perAddr.register(fs, env)
+	return env
 }
 
 // serveOptions are what serve needs besides the server's configuration.
@@ -120,6 +163,8 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 		{f.bots < 0 || f.bots > f.seats, "bots", "must be 0..seats"},
 		{f.maxRooms < 1, "max-rooms", "must be at least 1"},
 		{f.maxPlayers < 1, "max-players", "must be at least 1"},
+		{f.perAddr.conns < 0, "max-conns-per-addr", "must be 0 (no limit) or more"},
+		{f.perAddr.rooms < 0, "rooms-per-addr", "must be 0 (no limit) or more"},
 	}
 	for _, c := range checks {
 		if c.bad {
@@ -130,6 +175,9 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 	cfg := server.Config{TickRate: f.tickRate, Policy: clock.Policy{Charity: charity, Cap: f.cap, Rule: rule},
 		Bots: f.bots, Seats: f.seats, MaxRooms: f.maxRooms, MaxPlayers: f.maxPlayers, DataDir: f.data,
 		TLSCert: f.tlsCert, TLSKey: f.tlsKey}
+	if err := f.perAddr.apply(&cfg); err != nil {
+		return server.Config{}, serveOptions{}, err
+	}
 	for _, o := range strings.Split(f.origin, ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			cfg.Origins = append(cfg.Origins, o)

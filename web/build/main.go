@@ -1,6 +1,7 @@
 // Command build produces web/dist, the browser client that package webtron/web
 // embeds: it installs three.js with npm when web/node_modules is missing,
-// type-checks the TypeScript (strict), bundles it with esbuild's Go API,
+// writes web/src/core/layout.ts from the Go constants the page shares with
+// the core (layout.go), type-checks the TypeScript (strict), bundles it with esbuild's Go API,
 // compiles web/wasm to WebAssembly, copies Go's wasm_exec.js, and writes
 // index.html with every asset URL versioned by a hash of its content, plus a
 // gzip copy of each compressible file for the server to send as is.
@@ -52,6 +53,9 @@ func run(typecheck bool) error {
 	if err := step("npm", func() error { return ensureNodeModules(web) }); err != nil {
 		return err
 	}
+	if err := step("layout", func() error { return writeLayout(web) }); err != nil {
+		return err
+	}
 	if typecheck {
 		if err := step("tsc", func() error { return typeCheck(web) }); err != nil {
 			return err
@@ -68,7 +72,7 @@ func run(typecheck bool) error {
 	}
 	files["wasm_exec.js"] = exec
 	if err := step("esbuild", func() error {
-		out, err := Bundle(web, BundleOptions{WasmURL: versioned("webtron.wasm", wasm), Minify: true})
+		out, err := Bundle(web, BundleOptions{WasmURL: versioned("webtron.wasm", wasm), WasmExecURL: versioned("wasm_exec.js", exec), Minify: true})
 		if err != nil {
 			return err
 		}
@@ -89,8 +93,8 @@ func run(typecheck bool) error {
 			return err
 		}
 	}
-	fmt.Printf("web/build: wrote %s (webtron.wasm %d bytes, %d gzipped; app.js %d bytes)\n",
-		dist, len(wasm), gzipSize(wasm), len(files["app.js"]))
+	fmt.Printf("web/build: wrote %s (webtron.wasm %d bytes, %d gzipped; app.js %d bytes; worker.js %d bytes)\n",
+		dist, len(wasm), gzipSize(wasm), len(files["app.js"]), len(files["worker.js"]))
 	return nil
 }
 

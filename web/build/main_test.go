@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"webtron/web/view"
 )
 
 // TestBundle runs the build's esbuild step on web/src. It needs no network:
@@ -17,16 +19,24 @@ func TestBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	withThree := hasNodeModules(web)
-	out, err := Bundle(web, BundleOptions{WasmURL: "webtron.wasm?v=test", ExternalThree: !withThree})
+	out, err := Bundle(web, BundleOptions{WasmURL: "webtron.wasm?v=test", WasmExecURL: "wasm_exec.js?v=test", ExternalThree: !withThree})
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := out["app.js"]
-	if !bytes.Contains(app, []byte("webtron.wasm?v=test")) {
-		t.Error("app.js does not carry the versioned wasm URL")
+	app, worker := out["app.js"], out["worker.js"]
+	for _, url := range []string{"webtron.wasm?v=test", "wasm_exec.js?v=test"} {
+		if !bytes.Contains(worker, []byte(url)) {
+			t.Errorf("worker.js does not carry the versioned URL %s", url)
+		}
 	}
-	if !bytes.Contains(app, []byte("webtronCore")) {
-		t.Error("app.js does not mention webtronCore: is main.ts the entry point?")
+	if !bytes.Contains(worker, []byte("webtronCore")) {
+		t.Error("worker.js does not mention webtronCore: is worker/main.ts its entry point?")
+	}
+	if !bytes.Contains(app, []byte(versioned("worker.js", worker))) {
+		t.Error("app.js does not start the worker by its versioned URL")
+	}
+	if bytes.Contains(app, []byte("webtronCore")) {
+		t.Error("app.js mentions webtronCore: the core belongs in the worker")
 	}
 	if withThree && bytes.Contains(app, []byte(`require("three")`)) {
 		t.Error("three.js was not bundled although node_modules has it")
@@ -39,7 +49,7 @@ func TestBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string][]byte{"app.js": app, "style.css": out["style.css"], "wasm_exec.js": []byte("x")}
+	files := map[string][]byte{"app.js": app, "style.css": out["style.css"]}
 	stamped := stampURLs(page, files)
 	if bytes.Contains(stamped, []byte("{{")) {
 		t.Errorf("index.html keeps a placeholder after stamping: %s", stamped)
@@ -70,5 +80,35 @@ func TestNoCDN(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLayoutCurrent: the committed layout.ts is what the build generates from
+// the Go constants; `go run ./web/build` rewrites it.
+func TestLayoutCurrent(t *testing.T) {
+	have, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(LayoutFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(have, layoutTS()) {
+		t.Errorf("%s differs from the Go constants: run go run ./web/build and commit it", LayoutFile)
+	}
+}
+
+// TestLayoutGroups: offsets lie inside their records and no two names of a
+// group share a value (a copy-paste slip in the table).
+func TestLayoutGroups(t *testing.T) {
+	limit := map[string]int64{"H": view.HeaderWords, "C": view.CycleWords, "W": view.WallWords}
+	for _, g := range layoutGroups() {
+		seen := map[int64]string{}
+		for _, f := range g.fields {
+			if other, dup := seen[f.value]; dup {
+				t.Errorf("%s.%s and %s.%s are both %d", g.name, f.name, g.name, other, f.value)
+			}
+			seen[f.value] = f.name
+			if n, ok := limit[g.name]; ok && (f.value < 0 || f.value >= n) {
+				t.Errorf("%s.%s = %d is outside its %d-word record", g.name, f.name, f.value, n)
+			}
+		}
 	}
 }

@@ -1,22 +1,24 @@
-// Game: one room joined. It wires the socket, the core, the input, the
-// renderer and the HUD, and runs the frame loop:
+// Game: one joined room on the page. The core (simulation, netcode, the
+// connection) runs in a worker (src/worker); the page runs the frame loop:
 //
-//	requestAnimationFrame -> core.frame(now) (Update + one buffer copy)
-//	  -> send what the core queued -> renderer.draw -> HUD
+//	requestAnimationFrame -> ask the worker for a frame
+//	worker: Update to now, write the frame, send what it queued
+//	page, on the frame: renderer.draw -> HUD
 //
-// Socket messages go to core.receive as they arrive, key presses to
-// core.press at once; what they queue (pongs, proposals) is sent right away,
-// not at the next frame, so neither RTT samples nor inputs wait 16 ms.
-import { Close, type Core, drainNotices, type Info, parseInfo } from "./core/core";
+// Key presses go to the worker at once with their time stamps; socket
+// messages never touch the page's thread, so drawing cannot delay them.
+import type { Info } from "./core/core";
 import { Frame } from "./core/frame";
-import { FLAG_NOTICES, MAX_PLAYERS, Press, type PressKind } from "./core/layout";
+import { Close, MAX_PLAYERS, Press, type PressKind } from "./core/layout";
+import type { Notice } from "./core/messages";
+import type { Remote } from "./core/remote";
 import { Chat } from "./hud/chat";
 import { Debug } from "./hud/debug";
 import { $ } from "./hud/dom";
 import { Hud } from "./hud/hud";
 import { attachKeyboard, type InputSink } from "./input/keyboard";
 import { attachTouch } from "./input/touch";
-import { Connection, wsURL } from "./net/socket";
+import { wsURL } from "./net/socket";
 import { clearToken, loadToken, saveToken } from "./net/token";
 import { Perf } from "./perf";
 import { Minimap } from "./render/minimap";
@@ -27,19 +29,10 @@ export interface GameOptions {
   room: string;
   spectate: boolean;
   mindReader: boolean;
-  /** Draw at most this many frames a second (0: every animation frame). The
-   * simulation still advances every frame; a weak machine, or a test that
-   * runs several pages on two cores, keeps its input and network timing. */
-  maxFps: number;
 }
 
-/** A frame later than this after the previous one (a background tab, a
- * sleeping laptop) reconnects for a fresh snapshot instead of replaying
- * every missed tick. */
-const RESYNC_GAP_MS = 2000;
-/** A tab hidden this long lets go of its socket until it is shown again. */
+/** A tab hidden this long lets go of its connection until it is shown again. */
 const HIDDEN_CLOSE_MS = 15000;
-const INFO_EVERY_MS = 250;
 /** How long the camera stays on your wreck before it follows someone else. */
 const WRECK_MS = 1500;
 
@@ -48,43 +41,38 @@ export class Game implements InputSink {
   readonly perf = new Perf();
   haveFrame = false;
   info: Info | null = null;
-  private readonly conn: Connection;
   private readonly hud: Hud;
   private readonly chatBox: Chat;
   private readonly debug = new Debug();
   private readonly minimap = new Minimap($<HTMLCanvasElement>("minimap"));
   private readonly detach: (() => void)[] = [];
+  /** Aborted when the game stops: removes the listeners on elements that outlive it. */
+  private readonly abort = new AbortController();
   private raf = 0;
   private lastFrameAt = 0;
-  private lastInfoAt = 0;
   private fps = 60;
   private frameNo = 0;
-  private awaitingOpen = true; // no session for the current socket yet
   private hiddenTimer = 0;
   private pausedHidden = false;
   private fatal = false;
-  private sessionLive = false; // the current session has its Welcome
   private follow = -1;
   private specTarget = -1;
   private youDeadAt = 0;
   private youWasAlive = false;
 
   constructor(
-    private readonly core: Core,
+    private readonly remote: Remote,
     private readonly renderer: Renderer,
     private readonly opt: GameOptions,
     private readonly exit: (message: string) => void,
   ) {
-    this.hud = new Hud(opt.room, () => this.exit(""));
-    this.chatBox = new Chat((text) => {
-      this.core.chat(text);
-      this.flush();
-    });
-    this.conn = new Connection(wsURL(), {
-      open: () => this.opened(),
-      message: (data, arrivedMs) => this.received(data, arrivedMs),
-      closed: (reason, retry) => this.closed(reason, retry),
-    });
+    this.hud = new Hud(opt.room, () => this.exit(""), this.abort.signal);
+    this.chatBox = new Chat((text) => this.remote.chat(text), this.abort.signal);
+  }
+
+  /** isFor reports whether this game is the room and role r asks for. */
+  isFor(r: { room: string; name: string; spectate: boolean }): boolean {
+    return r.room === this.opt.room && r.name === this.opt.name && r.spectate === this.opt.spectate;
   }
 
   start(): void {
@@ -94,45 +82,39 @@ export class Game implements InputSink {
     const vis = () => this.visibility();
     document.addEventListener("visibilitychange", vis);
     this.detach.push(() => document.removeEventListener("visibilitychange", vis));
-    this.conn.connect();
+    this.connect();
     this.raf = requestAnimationFrame(this.loop);
   }
 
   stop(): void {
-    this.conn.stop();
+    this.remote.stop();
     cancelAnimationFrame(this.raf);
     clearTimeout(this.hiddenTimer);
     for (const d of this.detach) d();
     this.detach.length = 0;
+    this.abort.abort();
     $("game").hidden = true;
   }
 
   // --- connection ---
 
-  private opened(): void {
-    this.awaitingOpen = false;
-    this.sessionLive = false;
-    this.core.start({
-      name: this.opt.name,
-      room: this.opt.room,
-      token: loadToken(this.opt.room, this.opt.name),
-      spectate: this.opt.spectate,
-      mindReader: this.opt.mindReader,
+  private connect(): void {
+    const o = this.opt;
+    const token = loadToken(o.room, o.name);
+    this.remote.start({ name: o.name, room: o.room, token, spectate: o.spectate, mindReader: o.mindReader }, wsURL(), {
+      frame: (buf) => this.draw(buf),
+      info: (json) => this.slow(JSON.parse(json) as Info),
+      notices: (list) => this.notices(list),
+      welcome: (tok) => {
+        this.hud.hideBanner();
+        if (tok) saveToken(o.room, o.name, tok);
+      },
+      open: () => {},
+      closed: (reason, retry) => this.closed(reason, retry),
     });
-    const hello = this.core.hello(performance.now());
-    if (hello) this.conn.send(hello);
-    this.flush();
-  }
-
-  private received(data: Uint8Array, arrivedMs: number): void {
-    const err = this.core.receive(data, performance.now(), arrivedMs);
-    this.flush();
-    this.notices();
-    if (err && !this.fatal) console.warn("webtron:", err);
   }
 
   private closed(reason: string, retryInMs: number | null): void {
-    this.awaitingOpen = true;
     if (this.fatal) return;
     if (this.pausedHidden) {
       this.hud.showBanner("Paused while the tab was hidden.", false);
@@ -142,41 +124,30 @@ export class Game implements InputSink {
     this.hud.showBanner(`Connection lost (${reason})${when}`, true);
   }
 
-  /** resync drops the session and joins again with the token: the server sends a fresh snapshot. */
-  private resync(why: string): void {
-    this.awaitingOpen = true;
-    this.hud.showBanner(why, false);
-    this.conn.reconnect();
-  }
-
   private visibility(): void {
     clearTimeout(this.hiddenTimer);
     if (document.hidden) {
       this.hiddenTimer = window.setTimeout(() => {
         this.pausedHidden = true;
-        this.awaitingOpen = true;
-        this.conn.stop();
+        this.remote.stop();
         this.hud.showBanner("Paused while the tab was hidden.", false);
       }, HIDDEN_CLOSE_MS);
     } else if (this.pausedHidden) {
       this.pausedHidden = false;
-      this.resync("Rejoining…");
+      this.hud.showBanner("Rejoining…", false);
+      this.connect();
     }
   }
 
-  private flush(): void {
-    for (const m of this.core.outgoing()) this.conn.send(m);
-  }
-
-  private notices(): void {
-    for (const n of drainNotices(this.core)) {
+  private notices(list: Notice[]): void {
+    for (const n of list) {
       if (n.kind === "chat") {
         this.chatBox.add(n.code, this.name(n.code), n.text);
         continue;
       }
       switch (n.code) {
         case Close.BadToken:
-          // The server forgot us: join as a new player on the next attempt.
+          // The server forgot us: the worker joins as a new player on its next attempt.
           clearToken(this.opt.room, this.opt.name);
           break;
         case Close.Version:
@@ -187,7 +158,7 @@ export class Game implements InputSink {
         case Close.Kicked:
           // Trying again would get the same answer.
           this.fatal = true;
-          this.conn.stop();
+          this.remote.stop();
           this.exit(n.text);
           return;
       }
@@ -197,15 +168,14 @@ export class Game implements InputSink {
 
   // --- input ---
 
-  press(kind: PressKind, queueLatencyMs: number): void {
+  press(kind: PressKind, eventTimeStamp: number): void {
     const f = this.frame;
     const you = this.haveFrame ? f.you : -1;
     if ((you < 0 || !f.cycles[you].alive) && (kind === Press.Left || kind === Press.Right)) {
       this.switchTarget(kind === Press.Right ? 1 : -1);
       return;
     }
-    this.core.press(kind, performance.now(), queueLatencyMs);
-    this.flush();
+    this.remote.press(kind, eventTimeStamp);
   }
 
   command(cmd: "camera" | "debug" | "chat" | "next" | "prev"): void {
@@ -233,60 +203,43 @@ export class Game implements InputSink {
 
   // --- frame loop ---
 
-  private lastDrawAt = 0;
-
   private readonly loop = (): void => {
     this.raf = requestAnimationFrame(this.loop);
+    this.remote.requestFrame();
+  };
+
+  /** draw applies a frame from the worker and draws it (the buffer goes back after this). */
+  private draw(buf: Uint8Array): void {
     const now = performance.now();
     const gap = this.lastFrameAt ? now - this.lastFrameAt : 0;
     this.lastFrameAt = now;
-    if (gap > RESYNC_GAP_MS && !this.awaitingOpen && !this.fatal) {
-      this.resync("Catching up…");
-      return;
+    if (gap > 0) {
+      this.fps += (1000 / gap - this.fps) * 0.05;
+      this.perf.interval.push(gap);
     }
-    if (gap > 0) this.fps += (1000 / gap - this.fps) * 0.05;
-    const buf = this.awaitingOpen ? null : this.core.frame(now);
-    this.flush();
-    if (buf) {
-      this.frame.update(buf);
-      if (!this.sessionLive) this.welcomed();
-      this.haveFrame = true;
-      this.perf.update.push(this.frame.updateMs);
-      if (this.frame.flags & FLAG_NOTICES) this.notices();
-    }
-    if (now - this.lastInfoAt >= INFO_EVERY_MS) this.slow(now);
-    if (!this.haveFrame) return;
-    if (this.opt.maxFps > 0 && now - this.lastDrawAt < 1000 / this.opt.maxFps) return;
-    this.lastDrawAt = now;
-    const t0 = performance.now();
+    this.frame.update(buf);
+    this.haveFrame = true;
+    this.perf.update.push(this.frame.updateMs);
     const dt = Math.min(gap, 100) / 1000;
     this.follow = this.chooseFollow(now);
+    // Every frame is drawn: its walls are only in this buffer.
     this.renderer.draw(this.frame, this.follow, dt);
-    // The minimap is small; 30 Hz is plenty.
+    // The minimap is small; every other frame is plenty.
     if (this.frameNo++ % 2 === 0) this.minimap.update(this.frame, this.renderer.trails, this.follow);
     this.hud.frame(this.frame, (id) => this.name(id), this.follow, now);
-    this.perf.render.push(performance.now() - t0);
-  };
-
-  /** welcomed runs on the first frame of a session: the Welcome arrived. */
-  private welcomed(): void {
-    this.sessionLive = true;
-    this.hud.hideBanner();
-    const token = this.core.token();
-    if (token) saveToken(this.opt.room, this.opt.name, token);
+    this.perf.render.push(performance.now() - now);
   }
 
-  private slow(now: number): void {
-    this.lastInfoAt = now;
-    if (this.awaitingOpen) return;
-    this.info = parseInfo(this.core);
+  /** slow takes the HUD's numbers (a few times a second). */
+  private slow(info: Info): void {
+    this.info = info;
     const lag = this.renderer.lag.lag;
     lag.fill(0);
-    for (const p of this.info?.players ?? []) {
+    for (const p of info.players) {
       if (p.id < MAX_PLAYERS && !p.spectator) lag[p.id] = p.predictedLagMs / 1000;
     }
-    this.hud.slow(this.info, this.haveFrame ? this.frame : null);
-    this.debug.update(this.info, this.perf, this.fps);
+    this.hud.slow(info, this.haveFrame ? this.frame : null);
+    this.debug.update(info, this.perf, this.fps);
   }
 
   name(id: number): string {

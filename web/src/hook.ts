@@ -1,8 +1,8 @@
 // window.webtron: a read-only test hook. Other tests rely on these exact
 // names; add fields, never rename.
-import { parseInfo, type Core } from "./core/core";
+import type { Remote } from "./core/remote";
 import type { Game } from "./game";
-import type { PerfReport } from "./perf";
+import { Perf, type PerfReport } from "./perf";
 
 export interface StatePlayer {
   id: number;
@@ -29,24 +29,28 @@ export interface StateReport {
   lead_ms: number;
   events_sent: number;
   events_received: number;
+  phase: number; // sim.Phase of the last frame
+  round: number;
 }
 
-export function installHook(current: () => { game: Game | null; core: Core | null }): void {
+export function installHook(current: () => { game: Game | null; remote: Remote | null }): void {
   const hook = {
+    /** state is the last frame the page drew and the last numbers the worker sent (4 a second). */
     state(): StateReport {
-      const { game, core } = current();
-      // Fresh, not the HUD's copy: a test that presses a key and looks at
-      // once must see the count move.
-      const info = core ? parseInfo(core) : null;
+      const { game } = current();
+      const info = game?.info ?? null;
       const out: StateReport = {
         tick: 0, you: -1, players: [], lags: [],
         ping_ms: info?.pingMs ?? 0, lead_ms: info?.leadMs ?? 0,
         events_sent: info?.eventsSent ?? 0, events_received: info?.eventsReceived ?? 0,
+        phase: 0, round: 0,
       };
       if (!game || !game.haveFrame) return out;
       const f = game.frame;
       out.tick = f.tick;
       out.you = f.you;
+      out.phase = f.phase;
+      out.round = f.round;
       for (const p of info?.players ?? []) {
         if (p.spectator || p.id === f.you) continue;
         out.lags.push({ id: p.id, predicted_ms: p.predictedLagMs, measured_ms: p.measuredLagMs });
@@ -59,7 +63,14 @@ export function installHook(current: () => { game: Game | null; core: Core | nul
     },
     perf(): PerfReport {
       const { game } = current();
-      return game ? game.perf.report() : { frames: 0, update_ms: { p50: 0, p99: 0 }, render_ms: { p50: 0, p99: 0 } };
+      return game ? game.perf.report() : new Perf().report();
+    },
+    /** clock sends the worker the page's epoch time and returns how much later the worker's epoch clock read on receipt, ms. */
+    async clock(): Promise<number> {
+      const { remote } = current();
+      if (!remote) return NaN;
+      const r = await remote.clock();
+      return r.got - r.sent;
     },
   };
   Object.defineProperty(window, "webtron", { value: Object.freeze(hook), configurable: true });

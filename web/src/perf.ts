@@ -30,6 +30,10 @@ export interface PerfReport {
   frames: number;
   update_ms: { p50: number; p99: number };
   render_ms: { p50: number; p99: number };
+  /** Time between drawn frames. */
+  frame_ms: { p50: number; p99: number };
+  /** Frames drawn per second, from the median interval. */
+  fps: number;
 }
 
 export class Perf {
@@ -37,6 +41,8 @@ export class Perf {
   readonly update = new Ring();
   /** Time to draw the frame on the JavaScript side (scene update and WebGL calls). */
   readonly render = new Ring();
+  /** Time from one drawn frame to the next. */
+  readonly interval = new Ring();
 
   report(): PerfReport {
     const r = (x: number) => Math.round(x * 1000) / 1000;
@@ -44,6 +50,8 @@ export class Perf {
       frames: this.render.count,
       update_ms: { p50: r(this.update.percentile(50)), p99: r(this.update.percentile(99)) },
       render_ms: { p50: r(this.render.percentile(50)), p99: r(this.render.percentile(99)) },
+      frame_ms: { p50: r(this.interval.percentile(50)), p99: r(this.interval.percentile(99)) },
+      fps: this.interval.count ? r(1000 / Math.max(this.interval.percentile(50), 1e-3)) : 0,
     };
   }
 }

@@ -31,7 +31,9 @@
 //	 16 WallN           wall records in this buffer
 //	 17 UpdateMicros    time the caller spent advancing the simulation
 //	 18 Flags           FlagNotices: the caller has notices to drain
-//	 19..23             reserved, zero
+//	 19 Rubber          rubber a cycle may use up before it dies, µm (gauge scale)
+//	 20 BaseSpeed       cruising speed, mm/s (gauge scale)
+//	 21..31             reserved, zero
 //	cycle records (Cycles x CycleWords words), slot i at HeaderWords + i*CycleWords
 //	  0 flags (CyclePresent, CycleInRound, CycleAlive, CycleBraking, CycleWalls)
 //	  1 dir (0 east +x, 1 north +y, 2 west, 3 south)
@@ -44,7 +46,14 @@
 //	 12 rubberUsed          µm
 //	 13 odo, 14 segOdo      mm, distance driven (finite trails recede by it)
 //	 15 killer              -1 none
+//	 16 cause              why it died this round (Cause*), CauseNone while alive
+//	 17..19                 reserved, zero
 //	wall records (WallN x WallWords words): x1, y1, x2, y2 (mm), odo (mm), owner
+//
+// web/build generates web/src/core/layout.ts from these constants (and the
+// phases, press kinds and close codes the page uses), so the two cannot
+// drift apart; bump Magic when the layout changes all the same, so that a
+// page built from an older layout refuses the frames loudly.
 //
 // # Walls
 //
@@ -63,12 +72,12 @@ import (
 )
 
 // Magic identifies the layout version in word 0.
-const Magic = 0x57540001
+const Magic = 0x57540002
 
 // Sizes of the three record kinds, in int32 words.
 const (
-	HeaderWords = 24
-	CycleWords  = 16
+	HeaderWords = 32
+	CycleWords  = 20
 	WallWords   = 6
 )
 
@@ -93,6 +102,49 @@ const (
 	HWallN
 	HUpdateMicros
 	HFlags
+	HRubber
+	HBaseSpeed
+)
+
+// Cycle record word offsets.
+const (
+	CFlags = iota
+	CDir
+	CX
+	CY
+	CTurnX
+	CTurnY
+	CSpeed
+	CScore
+	CKills
+	CDeaths
+	CDeathTick
+	CBrake
+	CRubberUsed
+	COdo
+	CSegOdo
+	CKiller
+	CCause
+)
+
+// Wall record word offsets.
+const (
+	WX1 = iota
+	WY1
+	WX2
+	WY2
+	WOdo
+	WOwner
+)
+
+// Death causes in a cycle record's CCause word, for the kill feed.
+const (
+	CauseNone   = iota // alive, or not in the round
+	CauseKilled        // hit another player's wall; CKiller says whose
+	CauseSelf          // hit its own wall
+	CauseRim           // hit the arena's rim
+	CauseCrash         // ran into another cycle head-on, or into a wall gone since
+	CauseLeft          // its player left the room
 )
 
 // FlagNotices in the header's Flags word tells the reader that chat lines or
@@ -161,7 +213,9 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 	w.put(HWallN, int64(n))
 	w.put(HUpdateMicros, updateMicros)
 	w.put(HFlags, int64(flags))
-	for i := HFlags + 1; i < HeaderWords; i++ {
+	w.put(HRubber, cfg.Rubber)
+	w.put(HBaseSpeed, mm(cfg.BaseSpeed))
+	for i := HBaseSpeed + 1; i < HeaderWords; i++ {
 		w.put(i, 0)
 	}
 	for i := range sim.MaxPlayers {
@@ -171,12 +225,12 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 	off := HeaderWords + sim.MaxPlayers*CycleWords
 	for k, wl := range walls[from : from+n] {
 		r := w[4*(off+k*WallWords):]
-		r.put(0, mm(wl.X1))
-		r.put(1, mm(wl.Y1))
-		r.put(2, mm(wl.X2))
-		r.put(3, mm(wl.Y2))
-		r.put(4, mm(wl.Odo))
-		r.put(5, int64(wl.Owner))
+		r.put(WX1, mm(wl.X1))
+		r.put(WY1, mm(wl.Y1))
+		r.put(WX2, mm(wl.X2))
+		r.put(WY2, mm(wl.Y2))
+		r.put(WOdo, mm(wl.Odo))
+		r.put(WOwner, int64(wl.Owner))
 	}
 	e.sent = append(e.sent[:from], walls[from:from+n]...)
 	return b
@@ -215,23 +269,56 @@ func putCycle(r words, s *sim.State, id int, c *sim.Cycle) {
 	if _, ok := s.WallVisible(sim.Wall{X1: c.X, Y1: c.Y, X2: c.X, Y2: c.Y, Odo: c.Odo, Owner: uint8(id)}); ok && c.InRound {
 		f |= CycleWalls
 	}
-	r.put(0, f)
-	r.put(1, int64(c.Dir))
-	r.put(2, mm(c.X))
-	r.put(3, mm(c.Y))
-	r.put(4, mm(c.TurnX))
-	r.put(5, mm(c.TurnY))
-	r.put(6, mm(c.Speed))
-	r.put(7, c.Score)
-	r.put(8, c.Kills)
-	r.put(9, c.Deaths)
-	r.put(10, c.DeathTick)
-	r.put(11, c.Brake)
-	r.put(12, c.RubberUsed)
-	r.put(13, mm(c.Odo))
-	r.put(14, mm(c.SegOdo))
-	r.put(15, int64(c.Killer))
+	r.put(CFlags, f)
+	r.put(CDir, int64(c.Dir))
+	r.put(CX, mm(c.X))
+	r.put(CY, mm(c.Y))
+	r.put(CTurnX, mm(c.TurnX))
+	r.put(CTurnY, mm(c.TurnY))
+	r.put(CSpeed, mm(c.Speed))
+	r.put(CScore, c.Score)
+	r.put(CKills, c.Kills)
+	r.put(CDeaths, c.Deaths)
+	r.put(CDeathTick, c.DeathTick)
+	r.put(CBrake, c.Brake)
+	r.put(CRubberUsed, c.RubberUsed)
+	r.put(COdo, mm(c.Odo))
+	r.put(CSegOdo, mm(c.SegOdo))
+	r.put(CKiller, int64(c.Killer))
+	r.put(CCause, int64(deathCause(s, id, c)))
+	for i := CCause + 1; i < CycleWords; i++ {
+		r.put(i, 0)
+	}
 }
+
+// deathCause tells why cycle id died this round. The simulation keeps only
+// the killer, so the rest is read off the arena: what lies just ahead of the
+// wreck. A head-on crash leaves the other cycle's closed wall there and no
+// killer.
+func deathCause(s *sim.State, id int, c *sim.Cycle) int {
+	switch {
+	case c.Alive || !c.InRound:
+		return CauseNone
+	case !c.Present:
+		return CauseLeft
+	case c.Killer >= 0 && int(c.Killer) != id:
+		return CauseKilled
+	}
+	gap, owner := s.Ray(c.X, c.Y, c.Dir, deathReach, id)
+	switch {
+	case gap < 0:
+		return CauseCrash
+	case owner == sim.OwnerRim:
+		return CauseRim
+	case owner == id:
+		return CauseSelf
+	}
+	return CauseCrash
+}
+
+// deathReach is how far ahead of a wreck deathCause looks for what it hit:
+// rubber stops a cycle within centimetres of the wall.
+const deathReach = sim.Meter / 2
 
 // words is a byte slice written as little-endian int32 words.
 type words []byte

@@ -251,3 +251,48 @@ func BenchmarkFrame16(b *testing.B) {
 		e.Frame(s, 0, 0, 0)
 	}
 }
+
+// TestFrameDeathCause: cycles that ride straight on die against the rim;
+// in a bots' game every death gets a cause, and a killer exactly when the
+// cause is a kill.
+func TestFrameDeathCause(t *testing.T) {
+	s, _ := newGame(t, 2)
+	var e Encoder
+	for k := 0; k < 100_000 && (s.Cycle(0).Alive || s.Cycle(1).Alive || s.Tick() < 10); k++ {
+		s.Step(nil)
+	}
+	w := (&reader{}).apply(t, e.Frame(s, 0, 0, 0))
+	for i := range 2 {
+		if got := w[HeaderWords+i*CycleWords+CCause]; got != CauseRim {
+			t.Errorf("cycle %d rode straight on and died with cause %d, want %d (rim)", i, got, CauseRim)
+		}
+	}
+
+	s, bots := newGame(t, 8)
+	e, deaths := Encoder{}, 0
+	for k := 0; k < 50_000 && deaths < 40; k++ {
+		step(s, bots)
+		r := reader{}
+		w := r.apply(t, e.Frame(s, 0, 0, 0))
+		e.Reset()
+		for i := range 8 {
+			rec := w[HeaderWords+i*CycleWords:]
+			dead := rec[CFlags]&CycleInRound != 0 && rec[CFlags]&CycleAlive == 0
+			if !dead {
+				if rec[CCause] != CauseNone {
+					t.Fatalf("tick %d: cycle %d alive or out of the round with cause %d", s.Tick(), i, rec[CCause])
+				}
+				continue
+			}
+			if int64(rec[CDeathTick]) == s.Tick()-1 {
+				deaths++
+			}
+			if rec[CCause] == CauseNone || (rec[CCause] == CauseKilled) != (rec[CKiller] >= 0) {
+				t.Fatalf("tick %d: dead cycle %d has cause %d and killer %d", s.Tick(), i, rec[CCause], rec[CKiller])
+			}
+		}
+	}
+	if deaths < 10 {
+		t.Fatalf("only %d deaths seen", deaths)
+	}
+}

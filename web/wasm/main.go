@@ -2,14 +2,18 @@
 
 // Command wasm is the browser's game core: the same simulation and netcode as
 // the server and the bots (package webtron/client), compiled to WebAssembly.
-// JavaScript owns the WebSocket, the clock, the input events and the
-// rendering; it calls the functions this program installs as
+// It runs in a Web Worker (web/src/worker) beside the connection; the page
+// draws the frames it makes. JavaScript owns the transport, the clock and the
+// input events; it calls the functions this program installs as
 // globalThis.webtronCore (see web/src/core/core.ts for the typed side):
 //
 //	start({name, room, token?: Uint8Array, spectate, mindReader})  new session
 //	hello(nowMs) -> Uint8Array                  the first message for the socket
 //	receive(u8: Uint8Array, nowMs, arrivedMs) -> string|null   one binary message; error text
-//	frame(nowMs) -> Uint8Array|null             Update, then the frame buffer (webtron/web/view); null before Welcome
+//	update(nowMs)                               Update: the clock, the simulation, pings and pongs to send
+//	frame(out: Uint8Array|null) -> Uint8Array|null   the frame (webtron/web/view) of the last update,
+//	                                            written into out, or into a new larger array; null before Welcome
+//	started() -> bool                           the Welcome arrived
 //	outgoing() -> Uint8Array[]                  messages to send, drained
 //	press(kind, nowMs, queueLatencyMs)          kind: 1 left, 2 right, 3 brake on, 4 brake off
 //	chat(text)
@@ -40,8 +44,7 @@ type core struct {
 	enc     view.Encoder
 	out     [][]byte
 	notices []byte // JSON objects, comma-separated, drained by notices()
-	frame   js.Value
-	frameN  int // capacity of frame in bytes
+	spent   int64  // microseconds the last update took
 	funcs   []js.Func
 }
 
@@ -54,6 +57,8 @@ func main() {
 		"hello":    c.hello,
 		"receive":  c.receive,
 		"frame":    c.frameJS,
+		"update":   c.update,
+		"started":  c.started,
 		"outgoing": c.outgoing,
 		"press":    c.press,
 		"chat":     c.chat,
@@ -151,16 +156,16 @@ func (c *core) notice(kind string, code int64, text string) {
 	c.notices = append(c.notices, '}')
 }
 
-// frameJS advances the session to now and returns the frame buffer: a
-// Uint8Array that is reused while it is large enough, so JavaScript keeps its
-// Int32Array view until the identity changes.
+// frameJS writes the frame of the last update into the Uint8Array it was
+// given, so that the worker hands the same buffer back and forth with the
+// page; a frame that does not fit gets a new array with room to grow. The
+// frame must reach the page whole: the encoder counts its walls as
+// delivered. Encoding is kept apart from update so that what update queued
+// (a ping stamped with its time) is sent before the frame is made.
 func (c *core) frameJS(args []js.Value) any {
 	if c.sess == nil {
 		return nil
 	}
-	t0 := time.Now()
-	c.sess.Update(ms(args[0]))
-	spent := time.Since(t0).Microseconds()
 	st := c.sess.State()
 	if st == nil {
 		return nil // no Welcome yet
@@ -169,14 +174,25 @@ func (c *core) frameJS(args []js.Value) any {
 	if len(c.notices) > 0 {
 		flags |= view.FlagNotices
 	}
-	b := c.enc.Frame(st, c.sess.You(), spent, flags)
-	if len(b) > c.frameN {
-		c.frameN = max(len(b)*3/2, 64<<10)
-		c.frame = js.Global().Get("Uint8Array").New(c.frameN)
+	b := c.enc.Frame(st, c.sess.You(), c.spent, flags)
+	out := args[0]
+	if out.Type() != js.TypeObject || out.Length() < len(b) {
+		out = js.Global().Get("Uint8Array").New(max(len(b)*3/2, 64<<10))
 	}
-	js.CopyBytesToJS(c.frame, b)
-	return c.frame
+	js.CopyBytesToJS(out, b)
+	return out
 }
+
+func (c *core) update(args []js.Value) any {
+	if c.sess != nil {
+		t0 := time.Now()
+		c.sess.Update(ms(args[0]))
+		c.spent = time.Since(t0).Microseconds()
+	}
+	return nil
+}
+
+func (c *core) started(_ []js.Value) any { return c.sess != nil && c.sess.Started() }
 
 func (c *core) outgoing(_ []js.Value) any {
 	if c.sess == nil {

@@ -1,24 +1,22 @@
 // The typed side of the Go game core (web/wasm/main.go): loading it, and the
-// shapes of what it returns.
+// shapes of what it returns. The core runs in the worker (src/worker).
 import type { PressKind } from "./layout";
-
-export interface StartOptions {
-  name: string;
-  room: string;
-  token: Uint8Array | null;
-  spectate: boolean;
-  mindReader: boolean;
-}
+import type { Notice, StartOptions } from "./messages";
 
 /** globalThis.webtronCore, installed by the Go program. */
 export interface Core {
   start(opt: StartOptions): void;
   hello(nowMs: number): Uint8Array | null;
-  /** Returns the error text, or null. */
-  /** arrivedMs: the MessageEvent's timeStamp, when the message arrived. */
+  /** One message that arrived at arrivedMs (the MessageEvent's timeStamp); returns the error text, or null. */
   receive(msg: Uint8Array, nowMs: number, arrivedMs: number): string | null;
-  /** Advances to nowMs; returns the frame buffer, or null before the Welcome. */
-  frame(nowMs: number): Uint8Array | null;
+  /** Advances to nowMs: the clock, the simulation, and the pings and pongs to send. */
+  update(nowMs: number): void;
+  /** Writes the frame of the last update into out, or into a new, larger
+   * array when out is too small (or null); returns the array written, or
+   * null before the Welcome. */
+  frame(out: Uint8Array | null): Uint8Array | null;
+  /** True once the Welcome arrived. */
+  started(): boolean;
   outgoing(): Uint8Array[];
   press(kind: PressKind, nowMs: number, queueLatencyMs: number): void;
   chat(text: string): void;
@@ -57,27 +55,6 @@ export interface Info {
   players: PlayerInfo[];
 }
 
-/** A chat line (code = sender id) or the server's reason for closing (code = proto.CloseCode). */
-export interface Notice {
-  kind: "chat" | "error";
-  code: number;
-  text: string;
-}
-
-/** proto.CloseCode values the page treats specially. */
-export const Close = {
-  Version: 2,
-  RoomFull: 3,
-  BadName: 4,
-  NameTaken: 5,
-  BadToken: 6,
-  Replaced: 7,
-  Kicked: 8,
-} as const;
-
-export function parseInfo(core: Core): Info | null {
-  return JSON.parse(core.info()) as Info | null;
-}
 
 export function drainNotices(core: Core): Notice[] {
   return JSON.parse(core.notices()) as Notice[];
@@ -87,11 +64,12 @@ export function drainNotices(core: Core): Notice[] {
  * loadCore fetches and starts the WebAssembly core once; the Go program
  * calls webtronCoreReady when its functions are installed.
  */
-export async function loadCore(url: string = WASM_URL): Promise<Core> {
+export async function loadCore(url: string): Promise<Core> {
   if (typeof Go === "undefined") throw new Error("wasm_exec.js did not load");
   const go = new Go();
+  const g = globalThis as unknown as { webtronCoreReady?: () => void; webtronCore?: Core };
   const ready = new Promise<void>((resolve) => {
-    window.webtronCoreReady = resolve;
+    g.webtronCoreReady = resolve;
   });
   let instance: WebAssembly.Instance;
   const resp = fetch(url);
@@ -104,7 +82,7 @@ export async function loadCore(url: string = WASM_URL): Promise<Core> {
   }
   go.run(instance).catch((e: unknown) => console.error("webtron core stopped", e));
   await ready;
-  const core = (globalThis as unknown as { webtronCore?: Core }).webtronCore;
+  const core = g.webtronCore;
   if (!core) throw new Error("webtron core did not start");
   return core;
 }

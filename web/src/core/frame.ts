@@ -1,4 +1,4 @@
-// Frame: a read-only window on the frame buffer the core fills each frame.
+// Frame: the page's copy of the last frame the core made (web/view/view.go).
 import { C, CF, CYCLE_WORDS, H, HEADER_WORDS, MAGIC, MAX_PLAYERS, WALL_WORDS } from "./layout";
 
 /** One cycle, decoded into plain numbers (metres, m/s) for the renderer. */
@@ -20,15 +20,21 @@ export interface CycleView {
   deaths: number;
   deathTick: number;
   brake: number;
+  /** Rubber used, metres (it dies past Frame.rubber). */
+  rubberUsed: number;
   odo: number;
   segOdo: number;
   killer: number;
+  /** Why it died this round (layout Cause), Cause.None while alive. */
+  cause: number;
 }
 
 export class Frame {
-  private u8: Uint8Array | null = null;
-  /** The whole buffer as words; valid after update. */
-  w: Int32Array = new Int32Array(HEADER_WORDS);
+  /** The header, copied: it outlives the buffer. */
+  private readonly head = new Int32Array(HEADER_WORDS);
+  /** The buffer as words, for the walls; valid only during update's caller's
+   * turn (the buffer then goes back to the worker and reads as empty). */
+  w: Int32Array = new Int32Array(0);
   readonly cycles: CycleView[] = [];
 
   constructor() {
@@ -36,19 +42,16 @@ export class Frame {
       this.cycles.push({
         id: i, present: false, inRound: false, alive: false, braking: false, walls: false,
         dir: 0, x: 0, y: 0, turnX: 0, turnY: 0, speed: 0, score: 0, kills: 0, deaths: 0,
-        deathTick: 0, brake: 0, odo: 0, segOdo: 0, killer: -1,
+        deathTick: 0, brake: 0, rubberUsed: 0, odo: 0, segOdo: 0, killer: -1, cause: 0,
       });
     }
   }
 
-  /** update takes the core's buffer (the same object until it grows) and decodes the cycles. */
+  /** update takes a frame from the core: the header and the cycles are copied, the walls read from buf until it goes back. */
   update(buf: Uint8Array): void {
-    if (buf !== this.u8) {
-      this.u8 = buf;
-      this.w = new Int32Array(buf.buffer, buf.byteOffset, buf.byteLength >> 2);
-    }
-    const w = this.w;
+    const w = (this.w = new Int32Array(buf.buffer, buf.byteOffset, buf.byteLength >> 2));
     if (w[H.magic] !== MAGIC) throw new Error("webtron: frame layout mismatch (rebuild web/dist)");
+    for (let i = 0; i < HEADER_WORDS; i++) this.head[i] = w[i];
     const n = Math.min(w[H.cycles], MAX_PLAYERS);
     for (let i = 0; i < n; i++) {
       const o = HEADER_WORDS + i * CYCLE_WORDS;
@@ -70,31 +73,38 @@ export class Frame {
       c.deaths = w[o + C.deaths];
       c.deathTick = w[o + C.deathTick];
       c.brake = w[o + C.brake] / 1e6;
+      c.rubberUsed = w[o + C.rubberUsed] / 1e6;
       c.odo = w[o + C.odo] / 1000;
       c.segOdo = w[o + C.segOdo] / 1000;
       c.killer = w[o + C.killer];
+      c.cause = w[o + C.cause];
     }
   }
 
-  get tick(): number { return this.w[H.tick]; }
-  get you(): number { return this.w[H.you]; }
-  get phase(): number { return this.w[H.phase]; }
-  get phaseEnd(): number { return this.w[H.phaseEnd]; }
-  get round(): number { return this.w[H.round]; }
-  get winner(): number { return this.w[H.winner]; }
-  get tickRate(): number { return this.w[H.tickRate]; }
+  get tick(): number { return this.head[H.tick]; }
+  get you(): number { return this.head[H.you]; }
+  get phase(): number { return this.head[H.phase]; }
+  get phaseEnd(): number { return this.head[H.phaseEnd]; }
+  get round(): number { return this.head[H.round]; }
+  get match(): number { return this.head[H.match]; }
+  get winner(): number { return this.head[H.winner]; }
+  get tickRate(): number { return this.head[H.tickRate]; }
   /** Arena side in metres. */
-  get arena(): number { return this.w[H.arena] / 1000; }
-  get turnDelay(): number { return this.w[H.turnDelayMs] / 1000; }
+  get arena(): number { return this.head[H.arena] / 1000; }
+  get turnDelay(): number { return this.head[H.turnDelayMs] / 1000; }
   /** Trail length in metres, <= 0 for infinite. */
-  get wallsLength(): number { return this.w[H.wallsLength] / 1000; }
-  get wallTotal(): number { return this.w[H.wallTotal]; }
-  get wallFrom(): number { return this.w[H.wallFrom]; }
-  get wallN(): number { return this.w[H.wallN]; }
-  get updateMs(): number { return this.w[H.updateMicros] / 1000; }
-  get flags(): number { return this.w[H.flags]; }
-  /** Word offset of wall record k of this frame (k < wallN). */
+  get wallsLength(): number { return this.head[H.wallsLength] / 1000; }
+  get wallTotal(): number { return this.head[H.wallTotal]; }
+  get wallFrom(): number { return this.head[H.wallFrom]; }
+  get wallN(): number { return this.head[H.wallN]; }
+  get updateMs(): number { return this.head[H.updateMicros] / 1000; }
+  get flags(): number { return this.head[H.flags]; }
+  /** Rubber a cycle may use up before it dies, metres. */
+  get rubber(): number { return this.head[H.rubber] / 1e6; }
+  /** Cruising speed, m/s. */
+  get baseSpeed(): number { return this.head[H.baseSpeed] / 1000; }
+  /** Word offset in w of wall record k of this frame (k < wallN). */
   wallOffset(k: number): number {
-    return HEADER_WORDS + this.w[H.cycles] * CYCLE_WORDS + k * WALL_WORDS;
+    return HEADER_WORDS + this.head[H.cycles] * CYCLE_WORDS + k * WALL_WORDS;
   }
 }

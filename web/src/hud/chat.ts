@@ -11,18 +11,23 @@ export class Chat {
   private readonly form = $<HTMLFormElement>("chatform");
   private readonly input = $<HTMLInputElement>("chatinput");
 
-  constructor(send: (text: string) => void) {
+  /** signal removes the listeners when the game ends: the elements outlive it. */
+  constructor(send: (text: string) => void, signal: AbortSignal) {
     this.form.addEventListener("submit", (e) => {
       e.preventDefault();
       const text = this.input.value.trim();
       if (text) send(text);
       this.close();
-    });
+    }, { signal });
     this.input.addEventListener("keydown", (e) => {
       e.stopPropagation(); // the game keys stay quiet while typing
       if (e.key === "Escape") this.close();
+    }, { signal });
+    this.input.addEventListener("blur", () => this.close(), { signal });
+    signal.addEventListener("abort", () => {
+      this.close();
+      this.log.replaceChildren();
     });
-    this.input.addEventListener("blur", () => this.close());
   }
 
   get open(): boolean {

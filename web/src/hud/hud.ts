@@ -18,8 +18,10 @@ export class Hud {
   private goUntil = 0;
   private lastPhase = -1;
 
-  constructor(private readonly room: string, onBack: () => void) {
-    this.bannerBack.addEventListener("click", onBack);
+  /** signal removes the listeners when the game ends: the elements outlive it. */
+  constructor(private readonly room: string, onBack: () => void, signal: AbortSignal) {
+    this.bannerBack.addEventListener("click", onBack, { signal });
+    $("leave").addEventListener("click", onBack, { signal });
   }
 
   /** slow refreshes what comes from Info (a few times a second). */

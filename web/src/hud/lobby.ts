@@ -9,8 +9,14 @@ export interface JoinRequest {
 }
 
 const NAME_KEY = "webtron.name";
-const MAX_NAME = 24; // proto.MaxNameLen (bytes; ASCII names fill it exactly)
-const MAX_ROOM = 32;
+/** proto.MaxNameLen (bytes; ASCII names fill it exactly). */
+export const MAX_NAME = 24;
+export const MAX_ROOM = 32;
+
+/** randomName is the name of a player who typed none. */
+export function randomName(): string {
+  return `Player${Math.floor(Math.random() * 900 + 100)}`;
+}
 
 /** clip cuts s to at most max UTF-8 bytes, on a character boundary. */
 export function clip(s: string, max: number): string {
@@ -30,6 +36,10 @@ export class Lobby {
   private readonly list = $("rooms");
   private readonly msg = $("lobby-msg");
   private timer = 0;
+  /** Rows of the room list by room name, updated in place: a list rebuilt
+   * under the pointer would swallow a click that began on the old row. */
+  private readonly rows = new Map<string, { tr: HTMLElement; cells: HTMLElement[] }>();
+  private table: HTMLElement | null = null;
 
   constructor(private readonly join: (r: JoinRequest) => void) {
     this.name.value = localStorage.getItem(NAME_KEY) ?? "";
@@ -44,11 +54,13 @@ export class Lobby {
   }
 
   show(message = ""): void {
-    this.root.hidden = false;
     this.msg.textContent = message;
     this.msg.hidden = message === "";
+    if (!this.root.hidden) return;
+    this.root.hidden = false;
     if (!this.room.value) this.room.value = "arena";
     void this.refresh();
+    clearInterval(this.timer);
     this.timer = window.setInterval(() => void this.refresh(), 3000);
     (this.name.value ? this.room : this.name).focus();
   }
@@ -62,7 +74,7 @@ export class Lobby {
     // Once hidden, the lobby has handed a join over: a second event from the
     // same gesture (a double click, Enter held down) must not start another.
     if (this.root.hidden) return;
-    const name = clip(this.name.value, MAX_NAME) || `Player${Math.floor(Math.random() * 900 + 100)}`;
+    const name = clip(this.name.value, MAX_NAME) || randomName();
     const room = clip(this.room.value, MAX_ROOM) || "arena";
     localStorage.setItem(NAME_KEY, name);
     this.join({ name, room, spectate });
@@ -73,33 +85,66 @@ export class Lobby {
     try {
       rooms = await fetchRooms();
     } catch {
-      this.list.replaceChildren(el("p", "Room list unavailable: type a room name to create or join it.", "hint"));
+      this.hint("Room list unavailable: type a room name to create or join it.");
       return;
     }
     if (rooms.length === 0) {
-      this.list.replaceChildren(el("p", "No rooms yet: name one and press Play to open it.", "hint"));
+      this.hint("No rooms yet: name one and press Play to open it.");
       return;
     }
-    const table = el("table");
-    const head = el("tr");
-    head.append(el("th", "Room"), el("th", "Players"), el("th", "Bots"), el("th", "Watching"), el("th"));
-    table.append(head);
-    for (const r of rooms) {
-      const tr = el("tr");
-      tr.addEventListener("click", () => {
-        this.room.value = r.name;
-      });
-      const go = el("button", "Join", "small");
-      go.addEventListener("click", (e) => {
-        e.stopPropagation();
-        this.room.value = r.name;
-        this.submit(false);
-      });
-      const td = el("td");
-      td.append(go);
-      tr.append(el("td", r.name, "rname"), el("td", String(r.players)), el("td", String(r.bots)), el("td", String(r.spectators)), td);
-      table.append(tr);
+    if (!this.table) {
+      this.table = el("table");
+      const head = el("tr");
+      head.append(el("th", "Room"), el("th", "Players"), el("th", "Bots"), el("th", "Watching"), el("th"));
+      this.table.append(head);
+      this.list.replaceChildren(this.table);
     }
-    this.list.replaceChildren(table);
+    const seen = new Set<string>();
+    let prev: Element | null = this.table.firstElementChild; // the heading
+    for (const r of rooms) {
+      seen.add(r.name);
+      const row = this.rows.get(r.name) ?? this.addRow(r.name);
+      const values = [String(r.players), String(r.bots), String(r.spectators)];
+      values.forEach((v, i) => {
+        if (row.cells[i].textContent !== v) row.cells[i].textContent = v;
+      });
+      // The server's order (by name); a row already in place is not moved.
+      if (row.tr.previousElementSibling !== prev) prev?.after(row.tr);
+      prev = row.tr;
+    }
+    for (const [name, row] of this.rows) {
+      if (!seen.has(name)) {
+        row.tr.remove();
+        this.rows.delete(name);
+      }
+    }
+  }
+
+  private addRow(name: string): { tr: HTMLElement; cells: HTMLElement[] } {
+    const tr = el("tr");
+    tr.dataset.room = name;
+    tr.addEventListener("click", () => {
+      this.room.value = name;
+    });
+    const go = el("button", "Join", "small join");
+    go.setAttribute("type", "button");
+    go.addEventListener("click", (e) => {
+      e.stopPropagation();
+      this.room.value = name;
+      this.submit(false);
+    });
+    const cells = [el("td"), el("td"), el("td")];
+    const td = el("td");
+    td.append(go);
+    tr.append(el("td", name, "rname"), ...cells, td);
+    const row = { tr, cells };
+    this.rows.set(name, row);
+    return row;
+  }
+
+  private hint(text: string): void {
+    this.table = null;
+    this.rows.clear();
+    this.list.replaceChildren(el("p", text, "hint"));
   }
 }

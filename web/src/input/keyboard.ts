@@ -1,22 +1,16 @@
 // Keyboard: arrows or A/D turn, S / Down / Space brake while held, C camera,
 // F3 or backquote debug, Enter chat. Presses go to the core at once with
-// their queue latency (netcode.md section 4).
+// the time the key went down (event.timeStamp, on this page's clock), from
+// which the core measures their queue latency (netcode.md section 4).
 import { Press, type PressKind } from "../core/layout";
 
 export interface InputSink {
-  /** A game press, with how long the browser held the event before us. */
-  press(kind: PressKind, queueLatencyMs: number): void;
+  /** A game press, with the event's timeStamp (performance.now() time of the key going down). */
+  press(kind: PressKind, eventTimeStamp: number): void;
   /** The other keys. */
   command(cmd: "camera" | "debug" | "chat" | "next" | "prev"): void;
   /** True while the chat box has the focus: keys are text then. */
   typing(): boolean;
-}
-
-/** queueLatency is how long ago the browser made the event (0..100 ms). */
-export function queueLatency(e: Event): number {
-  const lat = performance.now() - e.timeStamp;
-  // Old browsers stamp events with Date.now(); such a value is meaningless here.
-  return lat >= 0 && lat < 1000 ? Math.min(lat, 100) : 0;
 }
 
 const TURN: Record<string, PressKind> = {
@@ -31,18 +25,18 @@ export function attachKeyboard(sink: InputSink): () => void {
   let braking = false;
   const down = (e: KeyboardEvent) => {
     if (sink.typing() || e.ctrlKey || e.metaKey || e.altKey) return;
-    const lat = queueLatency(e);
+    const at = e.timeStamp;
     const turn = TURN[e.code];
     if (turn !== undefined) {
       e.preventDefault();
-      if (!e.repeat) sink.press(turn, lat);
+      if (!e.repeat) sink.press(turn, at);
       return;
     }
     if (BRAKE.has(e.code)) {
       e.preventDefault();
       if (!e.repeat && !braking) {
         braking = true;
-        sink.press(Press.BrakeOn, lat);
+        sink.press(Press.BrakeOn, at);
       }
       return;
     }
@@ -73,14 +67,14 @@ export function attachKeyboard(sink: InputSink): () => void {
   const up = (e: KeyboardEvent) => {
     if (BRAKE.has(e.code) && braking) {
       braking = false;
-      sink.press(Press.BrakeOff, queueLatency(e));
+      sink.press(Press.BrakeOff, e.timeStamp);
     }
   };
   // A key released while the window had no focus sends no keyup.
   const blur = () => {
     if (braking) {
       braking = false;
-      sink.press(Press.BrakeOff, 0);
+      sink.press(Press.BrakeOff, performance.now());
     }
   };
   window.addEventListener("keydown", down);

@@ -1,17 +1,19 @@
-// Connection: the game's WebSocket, reopened by itself with backoff.
+// Connection: the game's link to the server over a Transport, reopened by
+// itself with backoff.
+import { type Dial, type Transport, dialWebSocket } from "./transport";
 
 export interface ConnectionHandlers {
-  /** The socket is open: send the Hello. */
+  /** The transport is open: send the Hello. */
   open(): void;
   message(data: Uint8Array, arrivedMs: number): void;
-  /** The socket closed; retryInMs is null when it will not reopen by itself. */
+  /** The transport closed; retryInMs is null when it will not reopen by itself. */
   closed(reason: string, retryInMs: number | null): void;
 }
 
-/** wsURL returns ws(s)://<this host>/ws. */
-export function wsURL(): string {
-  const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${proto}//${location.host}/ws`;
+/** wsURL returns ws(s)://<host>/ws for the page's (or the worker's) origin. */
+export function wsURL(loc: { protocol: string; host: string } = location): string {
+  const proto = loc.protocol === "https:" ? "wss:" : "ws:";
+  return `${proto}//${loc.host}/ws`;
 }
 
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000];
@@ -19,48 +21,42 @@ const BACKOFF_MS = [500, 1000, 2000, 4000, 8000];
 const HEALTHY_MS = 10000;
 
 export class Connection {
-  private ws: WebSocket | null = null;
+  private tr: Transport | null = null;
   private attempts = 0;
   private timer = 0;
   private openedAt = 0;
   private stopped = false;
 
-  constructor(private readonly url: string, private readonly h: ConnectionHandlers) {}
-
-  get open(): boolean {
-    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
-  }
+  constructor(
+    private readonly url: string,
+    private readonly h: ConnectionHandlers,
+    private readonly dial: Dial = dialWebSocket,
+  ) {}
 
   connect(): void {
     this.stopped = false;
     clearTimeout(this.timer);
     this.detach();
-    const ws = new WebSocket(this.url);
-    ws.binaryType = "arraybuffer";
-    ws.onopen = () => {
-      this.openedAt = performance.now();
-      this.h.open();
-    };
-    ws.onmessage = (e: MessageEvent) => {
-      // e.timeStamp is when the message arrived; the handler may run much
-      // later on a busy page, and the core must not count that as network.
-      if (e.data instanceof ArrayBuffer) this.h.message(new Uint8Array(e.data), e.timeStamp);
-    };
-    ws.onclose = (e: CloseEvent) => {
-      if (this.ws !== ws) return;
-      this.ws = null;
-      this.lost(e.reason || (e.code === 1006 ? "connection lost" : `closed (${e.code})`));
-    };
-    // onerror is always followed by onclose, which reports it.
-    ws.onerror = () => {};
-    this.ws = ws;
+    const tr = this.dial(this.url, {
+      open: () => {
+        this.openedAt = performance.now();
+        this.h.open();
+      },
+      message: (data, arrivedMs) => this.h.message(data, arrivedMs),
+      closed: (reason) => {
+        if (this.tr !== tr) return;
+        this.tr = null;
+        this.lost(reason);
+      },
+    });
+    this.tr = tr;
   }
 
   send(b: Uint8Array): void {
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(b);
+    this.tr?.send(b);
   }
 
-  /** stop closes the socket for good (until connect). */
+  /** stop closes the transport for good (until connect). */
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
@@ -74,12 +70,9 @@ export class Connection {
   }
 
   private detach(): void {
-    const ws = this.ws;
-    this.ws = null;
-    if (ws) {
-      ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
-      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(1000, "bye");
-    }
+    const tr = this.tr;
+    this.tr = null;
+    tr?.close();
   }
 
   private lost(reason: string): void {
@@ -94,6 +87,6 @@ export class Connection {
     // Jitter, so a restarted server is not hit by every client at once.
     const delay = Math.round(base * (0.8 + 0.4 * Math.random()));
     this.h.closed(reason, delay);
-    this.timer = window.setTimeout(() => this.connect(), delay);
+    this.timer = setTimeout(() => this.connect(), delay) as unknown as number;
   }
 }

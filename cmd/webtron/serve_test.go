@@ -1,0 +1,31 @@
+package main
+
+import (
+	"net/netip"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestServeAddressFlags: the per-address limits reach the server's
+// configuration; 0 lifts a limit; a proxy is an address or a prefix.
+func TestServeAddressFlags(t *testing.T) {
+	cfg, _, err := parseServe([]string{"--max-conns-per-addr", "0", "--rooms-per-addr", "3",
+		"--trusted-proxy", " 10.0.0.0/8, 192.0.2.1 ,::1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.1/32"), netip.MustParsePrefix("::1/128")}
+	if cfg.MaxConnsPerAddr != -1 || cfg.RoomsPerAddr != 3 || !reflect.DeepEqual(cfg.TrustedProxies, want) {
+		t.Fatalf("config %d conns, %d rooms, proxies %v", cfg.MaxConnsPerAddr, cfg.RoomsPerAddr, cfg.TrustedProxies)
+	}
+	cfg, _, err = parseServe(nil)
+	if err != nil || cfg.MaxConnsPerAddr != 32 || cfg.RoomsPerAddr != 5 || cfg.TrustedProxies != nil {
+		t.Fatalf("defaults: %v, %d conns, %d rooms, proxies %v", err, cfg.MaxConnsPerAddr, cfg.RoomsPerAddr, cfg.TrustedProxies)
+	}
+	for _, args := range [][]string{{"--trusted-proxy", "proxy.example"}, {"--max-conns-per-addr", "-1"}} {
+		if _, _, err := parseServe(args); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(args[0], "--")) {
+			t.Errorf("%v: %v, want an error naming the flag", args, err)
+		}
+	}
+}

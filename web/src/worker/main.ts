@@ -1,0 +1,190 @@
+// The core's worker: the Go game core, the connection to the server and the
+// clock, away from the page's main thread.
+//
+// Why a worker: Chromium stamps a WebSocket MessageEvent with the time its
+// thread dispatches it. On a page that spends 30 ms a frame drawing in
+// software, that is tens of milliseconds after the message arrived, and the
+// core counted it as network time: the ping, the clock and the measured lags
+// all grew with the page's drawing. In this thread nothing else runs, so a
+// message is stamped when it arrives and a server's ping is answered at once.
+// The page asks for a frame once per animation frame and draws what comes
+// back (src/core/remote.ts); key presses come with their own time stamps,
+// converted between the two threads' clocks through performance.timeOrigin.
+import { drainNotices, type Core, loadCore } from "../core/core";
+import { Close } from "../core/layout";
+import type { FromWorker, StartOptions, ToWorker } from "../core/messages";
+import { Connection } from "../net/socket";
+
+/** The parts of DedicatedWorkerGlobalScope used here (the DOM typings describe a window). */
+interface WorkerScope {
+  postMessage(msg: FromWorker, transfer?: Transferable[]): void;
+  onmessage: ((e: MessageEvent<ToWorker>) => void) | null;
+  importScripts(...urls: string[]): void;
+}
+const scope = self as unknown as WorkerScope;
+
+/** How often the HUD's numbers go to the page. */
+const INFO_EVERY_MS = 250;
+/** An update this long after the previous one (a sleeping laptop, a frozen
+ * tab) reconnects for a fresh snapshot instead of replaying every missed tick. */
+const RESYNC_GAP_MS = 2000;
+/** The oldest key press the mind reader takes at its word (netcode.md section 4). */
+const MAX_QUEUE_MS = 100;
+
+class CoreWorker {
+  private conn: Connection | null = null;
+  private opts: StartOptions | null = null;
+  private open = false;
+  private welcomed = false;
+  private lastUpdate = 0;
+  private infoTimer = 0;
+  private gen = 0;
+
+  constructor(private readonly core: Core) {}
+
+  handle(m: ToWorker): void {
+    switch (m.t) {
+      case "start":
+        this.gen = m.gen;
+        this.start(m.opts, m.url);
+        break;
+      case "frame":
+        this.frame(m.buf);
+        break;
+      case "press": {
+        const now = performance.now();
+        // at is epoch time; this thread's performance.now() counts from its
+        // own timeOrigin, not the page's.
+        const lat = now - (m.at - performance.timeOrigin);
+        this.core.press(m.kind, now, lat >= 0 && lat < 1000 ? Math.min(lat, MAX_QUEUE_MS) : 0);
+        this.flush();
+        break;
+      }
+      case "chat":
+        this.core.chat(m.text);
+        this.flush();
+        break;
+      case "stop":
+        this.stop();
+        break;
+      case "reconnect":
+        this.resync();
+        break;
+      case "clock":
+        scope.postMessage({ t: "clock", sent: m.at, got: performance.timeOrigin + performance.now() });
+        break;
+    }
+  }
+
+  private start(opts: StartOptions, url: string): void {
+    this.stop();
+    this.opts = opts;
+    this.conn = new Connection(url, {
+      open: () => this.opened(),
+      message: (data, arrivedMs) => this.received(data, arrivedMs),
+      closed: (reason, retryInMs) => {
+        this.open = false;
+        scope.postMessage({ t: "closed", reason, retryInMs, gen: this.gen });
+      },
+    });
+    this.conn.connect();
+    this.infoTimer = setInterval(() => this.info(), INFO_EVERY_MS) as unknown as number;
+  }
+
+  private stop(): void {
+    this.conn?.stop();
+    this.conn = null;
+    this.open = false;
+    clearInterval(this.infoTimer);
+  }
+
+  /** opened starts a new session for the new connection: a reconnect resumes the player with the token. */
+  private opened(): void {
+    if (!this.opts) return;
+    this.open = true;
+    this.welcomed = false;
+    this.core.start(this.opts);
+    const hello = this.core.hello(performance.now());
+    if (hello) this.conn?.send(hello);
+    this.flush();
+    scope.postMessage({ t: "open", gen: this.gen });
+  }
+
+  private received(data: Uint8Array, arrivedMs: number): void {
+    const err = this.core.receive(data, performance.now(), arrivedMs);
+    // Update at once: a server's ping is answered now, not at the next frame.
+    this.update(performance.now());
+    this.notices();
+    if (!this.welcomed && this.core.started()) {
+      this.welcomed = true;
+      const token = this.core.token();
+      if (this.opts && token) this.opts.token = token;
+      scope.postMessage({ t: "welcome", token, gen: this.gen });
+      this.info();
+    }
+    if (err && !this.stopping()) console.warn("webtron:", err);
+  }
+
+  /** stopping: the connection is closing for good (the server said why). */
+  private stopping(): boolean {
+    return this.conn === null;
+  }
+
+  /** update advances the core to now and sends what it queued; false when it resyncs instead. */
+  private update(now: number): boolean {
+    if (!this.open) return false;
+    if (this.welcomed && this.lastUpdate > 0 && now - this.lastUpdate > RESYNC_GAP_MS) {
+      this.resync();
+      return false;
+    }
+    this.lastUpdate = now;
+    this.core.update(now);
+    this.flush();
+    return true;
+  }
+
+  private frame(spare: ArrayBuffer | null): void {
+    let out: Uint8Array | null = null;
+    if (this.update(performance.now())) {
+      out = this.core.frame(spare && spare.byteLength > 0 ? new Uint8Array(spare) : null);
+    }
+    const gen = this.gen;
+    if (out) scope.postMessage({ t: "frame", buf: out.buffer as ArrayBuffer, n: out.byteLength, gen }, [out.buffer as ArrayBuffer]);
+    else if (spare) scope.postMessage({ t: "frame", buf: spare, n: 0, gen }, [spare]);
+    else scope.postMessage({ t: "frame", buf: new ArrayBuffer(0), n: 0, gen });
+  }
+
+  /** resync drops the session and joins again with the token: the server sends a fresh snapshot. */
+  private resync(): void {
+    this.open = false;
+    this.welcomed = false;
+    this.lastUpdate = 0;
+    this.conn?.reconnect();
+  }
+
+  private flush(): void {
+    if (!this.conn) return;
+    for (const m of this.core.outgoing()) this.conn.send(m);
+  }
+
+  private notices(): void {
+    const list = drainNotices(this.core);
+    // The server forgot us: join as a new player on the next attempt.
+    if (this.opts && list.some((n) => n.kind === "error" && n.code === Close.BadToken)) this.opts.token = null;
+    if (list.length > 0) scope.postMessage({ t: "notices", list, gen: this.gen });
+  }
+
+  private info(): void {
+    if (this.welcomed) scope.postMessage({ t: "info", json: this.core.info(), gen: this.gen });
+  }
+}
+
+scope.importScripts(WASM_EXEC_URL);
+loadCore(WASM_URL).then(
+  (core) => {
+    const w = new CoreWorker(core);
+    scope.onmessage = (e) => w.handle(e.data);
+    scope.postMessage({ t: "ready" });
+  },
+  (e: unknown) => scope.postMessage({ t: "failed", error: String(e) }),
+);
