@@ -26,7 +26,7 @@ type Bot struct {
 
 	st    *sim.State // the state the map follows; another one means starting over
 	rate  int64      // ticks per second
-	delay int64      // turn delay in ticks
+	delay int64      // turn delay in ticks (the longer of the two sides')
 
 	gap      int64 // distance to the wall ahead when last measured exactly
 	gapOwner int   // who laid that wall
@@ -74,16 +74,16 @@ func (b *Bot) Decide(s *sim.State, out []sim.Event) []sim.Event {
 	if b.st != s {
 		b.attach(s)
 	}
+	other, same := s.TurnDelay() // rules may change from round to round
+	b.delay = max(other, same)
 	b.w.sync(s, &me, b.p.react)
 	return b.drive(s, &me, out)
 }
 
 func (b *Bot) attach(s *sim.State) {
-	cfg := s.Config()
 	b.st = s
-	b.rate = cfg.TickRate
-	b.delay = (cfg.TurnDelayMs*cfg.TickRate + 999) / 1000
-	b.w.attach(&cfg)
+	b.rate = s.Config().TickRate
+	b.w.attach(s)
 	b.nextRay, b.gapEpoch, b.epoch = 0, -1, -1
 }
 
@@ -99,7 +99,7 @@ func (b *Bot) turn(out []sim.Event, me *sim.Cycle, t int8, tick int64) []sim.Eve
 	b.want = true
 	b.wantDir = uint8(int8(me.Dir)+t) & 3
 	b.wantTill = tick + 2*b.delay + 2*b.lag + 120
-	b.sent = max(tick, me.LastTurn+b.delay)
+	b.sent = max(tick, me.LastTurn()+b.delay)
 	b.nextRay, b.nextLook = tick, tick+b.p.period/2
 	if t > 0 {
 		return b.event(out, sim.EvTurnLeft)

@@ -30,13 +30,13 @@ func (b *Bot) drive(s *sim.State, me *sim.Cycle, out []sim.Event) []sim.Event {
 	if b.want && me.Dir == b.wantDir {
 		// Events reach the state late on a network (a server may postpone
 		// them): learn by how much, and turn that much earlier.
-		b.want, b.lag = false, min(maxLag, max(0, me.LastTurn-b.sent))
+		b.want, b.lag = false, min(maxLag, max(0, me.LastTurn()-b.sent))
 	}
 	if b.want && tick >= b.wantTill {
 		b.want = false
 	}
 	step := max(1, me.Speed/b.rate)
-	wait := max(b.lag, b.delay-(tick-me.LastTurn)) // ticks before a turn sent now applies
+	wait := max(b.lag, b.delay-(tick-me.LastTurn())) // ticks before a turn sent now applies
 	free := !b.want && me.QueueLen == 0
 	look := max(8*sim.Meter, me.Speed*b.p.lookMs/1000)
 
@@ -57,7 +57,7 @@ func (b *Bot) drive(s *sim.State, me *sim.Cycle, out []sim.Event) []sim.Event {
 	}
 	if free && pred-wait*step <= b.target(step)+step && tick >= b.hold {
 		out = b.atWall(s, me, pred, wait, step, tick, out)
-	} else if free && tick-me.LastTurn >= b.delay && tick >= b.nextLook {
+	} else if free && tick-me.LastTurn() >= b.delay && tick >= b.nextLook {
 		out = b.tactics(s, me, pred, step, tick, out)
 	}
 	return b.brakes(me, tick, out)

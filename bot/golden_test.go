@@ -35,8 +35,7 @@ func TestGolden(t *testing.T) {
 		arena   int64 // metres; small arenas make rounds end within the run
 		seed    uint64
 	}{{2, 500, 1}, {8, 500, 2}, {8, 56, 3}, {32, 104, 4}} {
-		cfg := sim.DefaultConfig()
-		cfg.ArenaSize = c.arena * sim.Meter
+		cfg := withArena(sim.DefaultConfig(), c.arena)
 		s, err := sim.NewState(cfg, c.seed)
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,14 @@ import (
 	"webtron/sim"
 )
 
+// withArena returns cfg with an arena c metres wide under either settings
+// set (SIZE_FACTOR 0).
+func withArena(cfg sim.Config, m int64) sim.Config {
+	cfg.ArenaSize = m * sim.Meter
+	cfg.SP.SizeFactor, cfg.MP.SizeFactor = 0, 0
+	return cfg
+}
+
 // newGame seats n bots in a fresh state whose joining tick has been stepped.
 func newGame(t testing.TB, cfg sim.Config, seed uint64, n int) (*sim.State, []*Bot) {
 	t.Helper()
@@ -28,8 +36,7 @@ func newGame(t testing.TB, cfg sim.Config, seed uint64, n int) (*sim.State, []*B
 // next must start, and each winner must score the win.
 func TestCrowdedRounds(t *testing.T) {
 	for _, n := range []int{8, 32} {
-		cfg := sim.DefaultConfig()
-		cfg.ArenaSize = int64(40+2*n) * sim.Meter
+		cfg := withArena(sim.DefaultConfig(), int64(40+2*n))
 		s, bots := newGame(t, cfg, 5, n)
 		var evs []sim.Event
 		var before [sim.MaxPlayers]sim.Cycle
@@ -52,7 +59,7 @@ func TestCrowdedRounds(t *testing.T) {
 				if w := s.Winner(); w >= 0 {
 					won++
 					c := s.Cycle(w)
-					want := cfg.ScoreWin + cfg.ScoreKill*(c.Kills-before[w].Kills)
+					want := cfg.SP.ScoreWin + cfg.ScoreKill*(c.Kills-before[w].Kills)
 					if got := c.Score - before[w].Score; got != want {
 						t.Errorf("%d bots: winner %d scored %d for the round's last tick, want %d", n, w, got, want)
 					}
@@ -115,8 +122,7 @@ func TestEvents(t *testing.T) {
 // fresh returns the map a bot would draw from scratch for the state now.
 func fresh(s *sim.State) *grid {
 	var w world
-	cfg := s.Config()
-	w.attach(&cfg)
+	w.attach(s)
 	w.redraw(s)
 	return &w.g
 }
@@ -136,8 +142,7 @@ func sameMap(a, b *grid) int {
 // a time, is the map drawn afresh from the state: through turns, deaths,
 // vanishing wrecks and new rounds, and after the state is rolled back.
 func TestMapFollowsState(t *testing.T) {
-	cfg := sim.DefaultConfig()
-	cfg.ArenaSize = 200 * sim.Meter
+	cfg := withArena(sim.DefaultConfig(), 200)
 	s, bots := newGame(t, cfg, 9, 8)
 	var snap sim.Snapshot
 	checked := 0
@@ -162,6 +167,7 @@ func TestMapFollowsState(t *testing.T) {
 				continue // not playing, so not following this round
 			}
 			b.w.due = [sim.MaxPlayers]int64{} // bring every cycle in, however far
+			b.w.holesDue = 0                  // and every hole, however new
 			b.w.update(s, &me, 1)
 			if d := sameMap(&b.w.g, want); d != 0 {
 				t.Errorf("tick %d: bot %d's map differs from the state in %d words", s.Tick(), b.id, d)

@@ -16,11 +16,12 @@ func TestOtherRules(t *testing.T) {
 		name string
 		set  func(*sim.Config)
 	}{
-		{"finite trails", func(c *sim.Config) { c.WallsLength = 150 * sim.Meter }},
+		{"finite trails", func(c *sim.Config) { c.SP.WallsLength, c.MP.WallsLength = 150*sim.Meter, 150*sim.Meter }},
 		{"60 Hz", func(c *sim.Config) { c.TickRate = 60 }},
 		{"no turn delay", func(c *sim.Config) { c.TurnDelayMs = 0 }},
-		{"30 m arena", func(c *sim.Config) { c.ArenaSize = 30 * sim.Meter }},
-		{"2 km arena", func(c *sim.Config) { c.ArenaSize = 2000 * sim.Meter }},
+		{"40 m arena", func(c *sim.Config) { *c = withArena(*c, 40) }},
+		{"2 km arena", func(c *sim.Config) { *c = withArena(*c, 2000) }},
+		{"teams of 4 in a 500 m arena", func(c *sim.Config) { *c = withArena(*c, 500); c.SP.TeamMaxPlayers = 4 }},
 	}
 	for _, r := range rules {
 		cfg := sim.DefaultConfig()
@@ -83,4 +84,39 @@ func TestLatency(t *testing.T) {
 // nothing imported but the simulation.
 func TestImportRules(t *testing.T) {
 	detcheck.Check(t, []string{"webtron/sim"}, 5)
+}
+
+// TestWinZoneRide: once the win zone opens, bots ride into it. With a zone
+// that opens after 10 s of play and 5 s without a death and stays 5 m wide
+// (no expansion: only a cycle that seeks it finds it), most rounds of four
+// bots in the 500 m arena end by a ride into the zone, with several cycles
+// still alive.
+func TestWinZoneRide(t *testing.T) {
+	cfg := withArena(sim.DefaultConfig(), 500)
+	cfg.SP.WinZoneMinRoundTimeMs, cfg.SP.WinZoneMinLastDeathMs = 10_000, 5_000
+	cfg.WinZoneExpansion = 0
+	s, bots := newGame(t, cfg, 7, 4)
+	zoneWins, rounds := 0, 0
+	prev, _ := s.Phase()
+	for k := 0; k < 40_000; k++ {
+		Play(s, bots, 1)
+		ph, _ := s.Phase()
+		if prev == sim.PhasePlay && ph == sim.PhaseOver {
+			rounds++
+			alive := 0
+			for p := 0; p < 4; p++ {
+				if s.Cycle(p).Alive {
+					alive++
+				}
+			}
+			if alive > 1 {
+				zoneWins++
+			}
+		}
+		prev = ph
+	}
+	t.Logf("%d of %d rounds won in the zone", zoneWins, rounds)
+	if rounds < 3 || zoneWins*2 < rounds {
+		t.Fatalf("%d of %d rounds won in the zone, want most", zoneWins, rounds)
+	}
 }

@@ -53,6 +53,17 @@ func (b *Bot) tactics(s *sim.State, me *sim.Cycle, pred, step, tick int64, out [
 	b.tight = st.room < b.p.tight
 	enough := min(st.room, b.p.room*3/4)
 
+	if t, ok := b.toZone(s, me); ok {
+		// Riding into the win zone wins the round: head for it when the way
+		// there is open.
+		if t == 0 {
+			return out
+		}
+		if o := b.assess(s, me, me.X, me.Y, t, step); o.score > 0 {
+			return b.turn(out, me, t, tick)
+		}
+	}
+
 	if t, a, ok := b.cutOff(s, me); ok && b.between(0, 99) < b.p.aggro {
 		o := b.assess(s, me, me.X, me.Y, t, step)
 		if o.score > 0 && o.gap > a+8*sim.Meter && o.room >= enough {
@@ -98,7 +109,7 @@ func (b *Bot) cutOff(s *sim.State, me *sim.Cycle) (turn int8, dist int64, ok boo
 			continue // dead cycles leave the watch list
 		}
 		c := s.Cycle(j)
-		if !c.Alive || abs(c.X-me.X)+abs(c.Y-me.Y) > 3*reach {
+		if !c.Alive || c.Team == me.Team || abs(c.X-me.X)+abs(c.Y-me.Y) > 3*reach {
 			continue
 		}
 		for _, t := range [2]int8{1, -1} {
@@ -121,6 +132,38 @@ func (b *Bot) cutOff(s *sim.State, me *sim.Cycle) (turn int8, dist int64, ok boo
 		}
 	}
 	return turn, dist, ok
+}
+
+// toZone says how to head for the open win zone: 0 to ride on (it lies
+// ahead), or the turn towards the side it lies on once it is more to that side
+// than ahead (so the cycle zigzags towards it, one turn per leg). ok is false
+// while no zone is open.
+func (b *Bot) toZone(s *sim.State, me *sim.Cycle) (turn int8, ok bool) {
+	x, y, r, open := s.Zone()
+	if !open {
+		return 0, false
+	}
+	fx, fy, lx, ly := int64(1), int64(0), int64(0), int64(1)
+	switch me.Dir & 3 {
+	case 1:
+		fx, fy, lx, ly = 0, 1, -1, 0
+	case 2:
+		fx, fy, lx, ly = -1, 0, 0, -1
+	case 3:
+		fx, fy, lx, ly = 0, -1, 1, 0
+	}
+	ahead := (x-me.X)*fx + (y-me.Y)*fy
+	side := (x-me.X)*lx + (y-me.Y)*ly
+	switch {
+	case abs(side) < r/2 && ahead > 0:
+		return 0, true
+	case abs(side) < ahead:
+		return 0, true
+	case side > 0:
+		return 1, true
+	default:
+		return -1, true
+	}
 }
 
 // along returns how far `to` lies from `from` in the sense of heading dir on

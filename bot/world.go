@@ -8,6 +8,9 @@ import "webtron/sim"
 // the map keeps receded tails as walls, which only makes the bot more careful.
 const rebuildEvery = 60
 
+// holeRedraw is the least time, in ticks, between two redraws for new holes.
+const holeRedraw = 30
+
 // A cycle's trail matters to the room a bot sees within about nearby of it;
 // beyond, the map may lag the trail, but by no more than maxStale ticks.
 const (
@@ -39,21 +42,25 @@ type world struct {
 	tick         int64 // tick the map reflects
 	round, match int64
 	synced       bool
-	finite       bool     // trails have a finite length
-	drawn        int64    // tick of the last redraw
-	deadWall     int64    // ticks a dead cycle's walls stand
-	closing      int64    // fastest two cycles can close on each other, micrometres per tick
-	epoch        int64    // breaks in the story (rollbacks, rounds): measurements from before are void
-	last         sim.Wall // newest wall on the map, to notice a rollback
+	finite       bool       // trails have a finite length
+	drawn        int64      // tick of the last redraw
+	deadWall     int64      // ticks a dead cycle's walls stand, -1 for ever
+	closing      int64      // fastest two cycles can close on each other, micrometres per tick
+	epoch        int64      // breaks in the story (rollbacks, rounds): measurements from before are void
+	last         sim.Wall   // newest wall on the map, to notice a rollback
+	holes        int        // round holes the map shows
+	holesDue     int64      // tick from which new holes redraw the map
+	pieces       []sim.Wall // scratch for the standing parts of a wall
 }
 
-// attach prepares the map for a state's rules.
-func (w *world) attach(cfg *sim.Config) {
-	w.g.init(cfg.ArenaSize)
-	w.finite = cfg.WallsLength > 0
-	// Same rounding as the simulation: walls are gone once this many ticks passed.
-	w.deadWall = (cfg.DeadWallDelayMs*cfg.TickRate + 999) / 1000
-	w.closing = 4 * cfg.BaseSpeed / cfg.TickRate
+// attach prepares the map for a state's current round: the arena and the
+// trail rules change with the settings set a round is played under.
+func (w *world) attach(s *sim.State) {
+	cfg := s.Config()
+	w.g.init(s.Arena())
+	w.finite = s.WallsLength() > 0
+	w.deadWall = s.DeadWallTicks() // the simulation's own rounding
+	w.closing = 4 * sim.MaxSpeed / cfg.TickRate
 	w.synced = false
 }
 
@@ -77,6 +84,9 @@ func (w *world) sync(s *sim.State, me *sim.Cycle, every int64) {
 		w.update(s, me, every)
 	default:
 		w.epoch++
+		if s.Arena() != w.g.arena || s.DeadWallTicks() != w.deadWall || s.WallsLength() > 0 != w.finite {
+			w.attach(s)
+		}
 		w.redraw(s)
 	}
 	w.tick, w.round, w.match, w.synced = tick, round, match, true
@@ -90,8 +100,22 @@ func (w *world) sync(s *sim.State, me *sim.Cycle, every int64) {
 // cycle is the dearest part with 32 of them, so a cycle far from me (at) is
 // read again only when it could have come near, or half a second later.
 func (w *world) update(s *sim.State, at *sim.Cycle, every int64) {
+	if len(s.RoundHoles()) != w.holes && s.Tick() >= w.holesDue {
+		// An explosion blew holes. Until the map is redrawn it shows the
+		// walls whole, which only makes the bot more careful, so redraw at
+		// most every holeRedraw ticks: a blast grows its holes for 0.2 s.
+		w.redraw(s)
+		return
+	}
 	walls := s.RoundWalls()
 	for k := w.walls; k < len(walls); k++ {
+		if w.holes > 0 {
+			// A segment closed with a hole in it: the map has it whole.
+			if w.pieces = s.WallPieces(walls[k], w.pieces[:0]); len(w.pieces) != 1 || w.pieces[0] != walls[k] {
+				w.redraw(s)
+				return
+			}
+		}
 		w.closed(&walls[k])
 	}
 	w.walls = len(walls)
@@ -106,8 +130,12 @@ func (w *world) update(s *sim.State, at *sim.Cycle, every int64) {
 			w.open(i, &c)
 			d := max(abs(c.X-at.X), abs(c.Y-at.Y)) - nearby
 			w.due[i] = tick + min(maxStale, max(every, d/w.closing))
-		case w.finite:
-			w.watch &^= 1 << i // the periodic redraw takes its walls off
+		case w.finite || w.deadWall < 0:
+			w.watch &^= 1 << i // the periodic redraw takes its walls off, or they stay
+		case tick >= c.DeathTick+w.deadWall && w.holes > 0:
+			// Its walls are on the map in pieces: draw afresh without them.
+			w.redraw(s)
+			return
 		case tick >= c.DeathTick+w.deadWall:
 			w.vanish(walls, i)
 		default:
@@ -122,11 +150,14 @@ func (w *world) redraw(s *sim.State) {
 	w.trails = [sim.MaxPlayers]trail{}
 	walls := s.RoundWalls()
 	for k := range walls {
-		if v, ok := s.WallVisible(walls[k]); ok {
+		w.pieces = s.WallPieces(walls[k], w.pieces[:0])
+		for _, v := range w.pieces {
 			w.g.wall(v.X1, v.Y1, v.X2, v.Y2, 1)
 		}
 	}
 	w.walls = len(walls)
+	w.holes = len(s.RoundHoles())
+	w.holesDue = s.Tick() + holeRedraw
 	tick := s.Tick()
 	w.watch = 0
 	w.due = [sim.MaxPlayers]int64{}
@@ -135,7 +166,7 @@ func (w *world) redraw(s *sim.State) {
 		if c.Alive {
 			w.open(i, &c)
 		}
-		if c.Alive || c.InRound && tick < c.DeathTick+w.deadWall {
+		if c.Alive || c.InRound && (w.deadWall < 0 || tick < c.DeathTick+w.deadWall) {
 			w.watch |= 1 << i
 		}
 	}

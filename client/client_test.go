@@ -285,3 +285,20 @@ func TestResentProposals(t *testing.T) {
 		t.Fatalf("the accepted event is not back in the history: %v", evs)
 	}
 }
+
+// TestServerEventsMeasureNoLag: a remote player's measured lag comes from
+// its own inputs only; the server's events for it (a ping-rubber latency
+// laid at the server's present) say nothing about its route.
+func TestServerEventsMeasureNoLag(t *testing.T) {
+	s := started(t, false)
+	now := 600 * time.Millisecond // the client's clock is at tick 72
+	s.Update(now)
+	recv(t, s, now, &proto.Accepted{Seq: 0, Events: []proto.TickEvent{
+		{Tick: 70, Event: sim.Event{Kind: sim.EvTurnLeft, Player: 1, Seq: 1}},
+		{Tick: 12, Event: sim.Event{Kind: sim.EvLatency, Player: 1, Arg: 50_000}},
+		{Tick: 12, Event: sim.Event{Kind: sim.EvLatency, Player: 1, Arg: 60_000}},
+	}})
+	if n := s.lagRing[1].n; n != 1 {
+		t.Fatalf("%d lags measured for player 1, want 1 (its turn only)", n)
+	}
+}

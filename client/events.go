@@ -107,9 +107,13 @@ func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
 			s.stats.EventsReceived++
 			// Measured U (netcode.md section 5): the viewer's clock at receipt
 			// minus the event's tick. The clock is not floored to whole ticks,
-			// which would bias the measure by half a tick.
+			// which would bias the measure by half a tick. Only the player's
+			// own inputs measure it: the server's events for a player (a
+			// join, a ping-rubber latency) are laid at the server's present.
 			lag := at - time.Duration(ev.Tick)*s.dt
-			s.lagRing[ev.Ev.Player].add(lag)
+			if ev.Ev.Kind.PlayerInput() {
+				s.lagRing[ev.Ev.Player].add(lag)
+			}
 			if s.OnEvent != nil {
 				s.OnEvent(ev, lag)
 			}

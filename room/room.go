@@ -156,6 +156,9 @@ type member struct {
 	lastProp  time.Duration
 	propCount int
 	carried   [history.SeqMemory]carried // by sequence number
+
+	latency     time.Duration // ping-rubber latency last put in the history (sim.EvLatency)
+	latencySent bool
 }
 
 type pingSent struct {

@@ -121,6 +121,40 @@ func (r *Room) applyPolicy(now time.Duration) {
 		m.lenient = min(clock.Leniency(oneWays[k], m.floor.Update(now, lead), jitters[k]), r.cfg.MaxLenient)
 		r.auth.SetLeniency(p, int64((m.lenient+r.dt-1)/r.dt))
 	}
+	r.rubberLatency(ids, oneWays)
+}
+
+// latencyStep is how far a player's ping-rubber latency must move before the
+// room tells the simulation: a few milliseconds change rubber by under 2 %.
+const latencyStep = 5 * time.Millisecond
+
+// rubberLatency puts each player's ping-rubber latency in the history
+// (sim.EvLatency), so that every simulation grants the same rubber.
+//
+// The latency that counts is the largest perceived lag of another player in
+// this player's view, U_i(j) = o_i + o_j + L_i - L_j (docs/netcode.md section
+// 3): a wall another player lays reaches this player's screen that late, and
+// rubber is what lets a player survive a wall seen late. Bots count with
+// o = L = 0, so against bots alone it is o_i + L_i, the round trip when the
+// lead is the one-way latency, which is Armagetron's ping. Under ping charity
+// the lags are shared, so two players see each other equally late and get
+// equal rubber, rather than the low-ping player getting less for a lag it now
+// shares.
+func (r *Room) rubberLatency(ids []int, oneWays []time.Duration) {
+	for k, p := range ids {
+		m := r.members[p]
+		lat := oneWays[k] + m.lead // U_i(j) for a bot j, and the least of any
+		for k2, q := range ids {
+			if q != p {
+				lat = max(lat, oneWays[k]+oneWays[k2]+m.lead-r.members[q].lead)
+			}
+		}
+		if m.latencySent && (lat-m.latency).Abs() < latencyStep {
+			continue
+		}
+		m.latency, m.latencySent = lat, true
+		r.serverEvent(sim.Event{Kind: sim.EvLatency, Player: uint8(p), Arg: int32(min(us(lat), 10_000_000))})
+	}
 }
 
 // inputsSinceHeartbeat reports whether any player's input was decided since

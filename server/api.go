@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"webtron/settings"
 )
 
 func (s *Server) routes() {
@@ -15,6 +17,7 @@ func (s *Server) routes() {
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.HandleFunc("GET /api/rooms", s.serveRooms)
 	mux.HandleFunc("GET /api/transport", s.serveTransport)
+	mux.HandleFunc("GET /api/settings", s.serveSettings)
 	mux.Handle("GET /metrics", s.metrics.handler())
 	if s.cfg.Web != nil {
 		mux.Handle("/", s.cfg.Web)
@@ -51,6 +54,16 @@ func (s *Server) serveRooms(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	json.NewEncoder(w).Encode(s.Rooms())
+}
+
+// serveSettings lists every setting the rooms play by (package settings:
+// name, value, default, unit, meaning), the same entries `webtron settings`
+// prints.
+func (s *Server) serveSettings(w http.ResponseWriter, _ *http.Request) {
+	srv := settings.Server{TickRate: s.cfg.TickRate, Bots: int64(s.cfg.Bots), Seats: int64(s.cfg.Seats), MaxClients: int64(s.cfg.MaxPlayers)}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(settings.List(s.cfg.rules(), srv))
 }
 
 // serveHealth answers load balancers: 200 while serving, 503 once shutting

@@ -30,6 +30,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 func fastRules() *sim.Config {
 	r := sim.DefaultConfig()
 	r.ArenaSize = 50 * sim.Meter
+	r.SP.SizeFactor = 0 // 50 m with one human too
 	r.PrepareMs = 500
 	r.RoundOverMs = 300
 	return &r

@@ -11,9 +11,9 @@ import (
 // benchmark restores the start every few ticks).
 func benchState(b *testing.B, n, walls int) *State {
 	b.Helper()
-	s := playing(b, DefaultConfig(), n)
+	s := playing(b, testConfig(), n)
 	rng := uint64(99)
-	a := s.cfg.ArenaSize
+	a := s.Arena()
 	for s.WallCount() < walls {
 		rng = splitmix(rng)
 		x, y := int64(rng%uint64(a-2*Meter))+Meter, int64((rng>>20)%uint64(a-2*Meter))+Meter

@@ -1,12 +1,16 @@
 package sim
 
-// crossMoves finds where this tick's moves cut each other and kills whoever got
-// there later, in the order the collisions happened, so that a cycle that died
-// early in the tick cannot kill anyone further along its path.
+// crossMoves finds where this tick's moves cut each other and settles them in
+// the order they happened, so that a cycle stopped early in the tick cannot
+// reach anyone further along its path.
 //
 // Armagetron decides who was first at a crossing by the walls' build times; we
 // do the same with the arrival times inside the tick, as fractions of each
-// cycle's move, compared by cross-multiplication.
+// cycle's move, compared by cross-multiplication. The one that arrives later
+// meets a wall built within this tick, and rubber holds it back from that
+// wall as from any other: it closes the gap only to g*e^(-RubberSpeed*dt),
+// and dies against the wall once its rubber is used up. Two cycles that get
+// to the same point at the same instant, or meet head-on, both die.
 func (s *State) crossMoves() {
 	s.crossings = s.crossings[:0]
 	for a := range s.moves {
@@ -31,15 +35,34 @@ func (s *State) crossMoves() {
 	for _, x := range xs {
 		ma, mb := &s.moves[x.a], &s.moves[x.b]
 		if !ma.reaches(x.X, x.Y) || !mb.reaches(x.X, x.Y) {
-			continue // one of them died before getting there
+			continue // one of them was stopped before getting there
 		}
 		if x.both {
-			ma.stop(x.X, x.Y, -1, CauseCollision)
-			mb.stop(x.X, x.Y, -1, CauseCollision)
+			ma.stop(x.X, x.Y, CauseCollision)
+			mb.stop(x.X, x.Y, CauseCollision)
+			s.influence(x.a, x.b, s.c.Tick)
+			s.influence(x.b, x.a, s.c.Tick)
 			continue
 		}
-		ma.stop(x.X, x.Y, x.killer, CauseWall)
+		s.brake(x.a, ma, x.X, x.Y)
+		if ma.Dead {
+			s.influence(x.a, x.b, s.c.Tick)
+		}
 	}
+}
+
+// brake holds cycle a back from the wall that another cycle laid at (x, y)
+// earlier in this tick, with rubber, or stops it there dead.
+func (s *State) brake(a int, m *move, x, y int64) {
+	gap := abs(x-m.X0) + abs(y-m.Y0)
+	keep := max(1, gap*s.d.rubberShrink/Unit)
+	travel := max(0, gap-keep)
+	if s.spend(a, m.Len-travel) {
+		m.stop(x, y, CauseWall)
+		return
+	}
+	fx, fy := sign(x-m.X0), sign(y-m.Y0)
+	m.X1, m.Y1, m.Len = m.X0+fx*travel, m.Y0+fy*travel, travel
 }
 
 // reaches reports whether (x,y) lies on the move (as truncated so far).
@@ -48,10 +71,10 @@ func (m *move) reaches(x, y int64) bool {
 }
 
 // stop ends the move at (x,y) with a death.
-func (m *move) stop(x, y int64, killer int, why DeathCause) {
+func (m *move) stop(x, y int64, why DeathCause) {
 	m.X1, m.Y1 = x, y
 	m.Len = abs(x-m.X0) + abs(y-m.Y0)
-	m.Dead, m.Killer, m.Why = true, killer, why
+	m.Dead, m.Why = true, why
 }
 
 // frac returns t/l as a fraction with a positive denominator; a cycle that does
@@ -88,7 +111,7 @@ func (s *State) cross(a, b int) (crossing, bool) {
 	if sum > 0 {
 		meet = gap * ma.Len / sum
 	}
-	x := crossing{a: a, b: b, both: true, killer: -1, X: ma.X0 + fx*meet, Y: ma.Y0 + fy*meet}
+	x := crossing{a: a, b: b, both: true, X: ma.X0 + fx*meet, Y: ma.Y0 + fy*meet}
 	x.N, x.D = frac(gap, sum)
 	return x, true
 }
@@ -108,11 +131,11 @@ func perpendicular(a, b int, ma, mb *move, da uint8) (crossing, bool) {
 	c := crossing{X: x, Y: y}
 	switch l, r := na*eb, nb*ea; {
 	case l == r:
-		c.a, c.b, c.both, c.killer, c.N, c.D = a, b, true, -1, na, ea
+		c.a, c.b, c.both, c.N, c.D = a, b, true, na, ea
 	case l > r: // a arrives later
-		c.a, c.b, c.killer, c.N, c.D = a, b, b, na, ea
+		c.a, c.b, c.N, c.D = a, b, na, ea
 	default:
-		c.a, c.b, c.killer, c.N, c.D = b, a, a, nb, eb
+		c.a, c.b, c.N, c.D = b, a, nb, eb
 	}
 	return c, true
 }

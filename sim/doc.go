@@ -1,11 +1,11 @@
 // Package sim is Webtron's game simulation: a pure, deterministic, fixed-tick step
-// function over integer state, modelled on Armagetron Advanced's cycle physics
-// (see shared/design/physics.md).
+// function over integer state that plays by Armagetron Advanced 0.2.9's rules
+// (docs/physics.md tables every rule and setting, with the test checking it).
 //
 // The same code runs on the server (amd64) and in the browser (WebAssembly), and
 // every machine must compute bit-identical states from the same history, so the
 // package follows hard rules, guarded by TestImportRules:
-//   - integers only: no float types, no math package;
+//   - integers only: no float types, no math package (math/bits is integer);
 //   - no time, no math/rand, no goroutines, no map iteration, no package-level
 //     mutable state: everything lives in State and in Config;
 //   - events within a tick are applied in one canonical order (Event.Less).
@@ -15,9 +15,10 @@
 // Distances are int64 micrometres (Meter = 1,000,000), speeds micrometres per
 // second, accelerations micrometres per second squared. Time is counted in ticks
 // of the match's fixed tick rate (Config.TickRate, 120 Hz by default); durations
-// in Config are milliseconds and are turned into ticks once. Rubber is measured
-// as micrometres of forward travel denied; the brake reservoir in millionths
-// (Unit = 1,000,000 is a full reservoir).
+// in Config are milliseconds and are turned into ticks once (rounded up).
+// Ratios and rates per second are millionths (Unit = 1,000,000). Rubber is
+// measured as micrometres of forward travel denied; the brake reservoir in
+// millionths (Unit is a full reservoir).
 //
 // # Deviations from Armagetron
 //

@@ -6,7 +6,7 @@ import (
 )
 
 // stateMagic starts every encoded state; the digit is the format version.
-const stateMagic = "WTS2"
+const stateMagic = "WTS3"
 
 // ErrCorrupt is returned (wrapped, with detail) by UnmarshalState for input
 // that is truncated, malformed, or describes an impossible state.
@@ -55,10 +55,15 @@ func (s *State) AppendBinary(b []byte) []byte {
 	s.cfg.visit(&e)
 	s.c.visit(&e)
 	for _, w := range s.RoundWalls() {
-		for _, v := range [...]int64{w.X1, w.Y1, w.X2, w.Y2, w.Odo} {
+		for _, v := range [...]int64{w.X1, w.Y1, w.X2, w.Y2, w.Odo, w.T1, w.T2} {
 			e.i64(&v)
 		}
 		e.b = append(e.b, w.Owner)
+	}
+	for _, h := range s.RoundHoles() {
+		e.i64(&h.From)
+		e.i64(&h.To)
+		e.b = append(e.b, h.Owner)
 	}
 	return e.b
 }
@@ -88,7 +93,7 @@ func UnmarshalState(b []byte) (*State, error) {
 		return nil, err
 	}
 	n := s.c.WallCount - s.c.RoundWallStart
-	if n > int64(len(d.b))/6 { // every wall takes at least 6 bytes: bound the allocation by the input
+	if n > int64(len(d.b))/8 { // every wall takes at least 8 bytes: bound the allocation by the input
 		return nil, corrupt(itoa(n) + " walls in " + itoa(int64(len(d.b))) + " bytes")
 	}
 	s.walls = make([]Wall, 0, n)
@@ -96,7 +101,7 @@ func UnmarshalState(b []byte) (*State, error) {
 	s.grid.reset(s.c.RoundWallStart)
 	for i := int64(0); i < n; i++ {
 		var w Wall
-		for _, p := range [...]*int64{&w.X1, &w.Y1, &w.X2, &w.Y2, &w.Odo} {
+		for _, p := range [...]*int64{&w.X1, &w.Y1, &w.X2, &w.Y2, &w.Odo, &w.T1, &w.T2} {
 			d.i64(p)
 		}
 		d.u8(&w.Owner)
@@ -111,6 +116,28 @@ func UnmarshalState(b []byte) (*State, error) {
 		s.walls = append(s.walls, w)
 		s.grid.add(&s.walls[len(s.walls)-1], s.wallBase+i)
 	}
+	n = s.c.HoleCount - s.c.RoundHoleStart
+	if n > int64(len(d.b))/3 {
+		return nil, corrupt(itoa(n) + " holes in " + itoa(int64(len(d.b))) + " bytes")
+	}
+	s.holes = make([]Hole, 0, n)
+	s.holeBase = s.c.RoundHoleStart
+	for i := int64(0); i < n; i++ {
+		var h Hole
+		d.i64(&h.From)
+		d.i64(&h.To)
+		d.u8(&h.Owner)
+		if d.err != nil {
+			return nil, d.err
+		}
+		if h.Owner >= MaxPlayers || h.From > h.To {
+			return nil, corrupt("impossible hole")
+		}
+		o := &s.c.Cycles[h.Owner]
+		h.prev = o.lastHole
+		s.holes = append(s.holes, h)
+		o.lastHole = s.holeBase + i + 1
+	}
 	if len(d.b) != 0 {
 		return nil, corrupt(itoa(int64(len(d.b))) + " trailing bytes")
 	}
@@ -120,29 +147,28 @@ func UnmarshalState(b []byte) (*State, error) {
 // checkCore refuses values that Step would index with or that cannot occur.
 func (s *State) checkCore() error {
 	c := &s.c
-	if c.Phase > PhaseOver || c.RoundWallStart < 0 || c.WallCount < c.RoundWallStart || c.Tick < 0 || c.Winner < -1 || c.Winner >= MaxPlayers {
+	if c.Phase > PhaseOver || c.Set > SetMP || c.RoundWallStart < 0 || c.WallCount < c.RoundWallStart ||
+		c.RoundHoleStart < 0 || c.HoleCount < c.RoundHoleStart || c.Tick < 0 ||
+		c.Winner < -1 || c.Winner >= MaxPlayers || c.Wish < -1 || c.Wish >= MaxPlayers || c.Teams < 0 || c.Teams > MaxPlayers {
 		return corrupt("impossible round state")
 	}
-	a := s.cfg.ArenaSize
+	a := s.dv().arena
 	for i := range c.Cycles {
 		cy := &c.Cycles[i]
-		if cy.Dir > 3 || int64(cy.QueueLen) > s.cfg.TurnQueue || cy.Killer < -1 || cy.Killer >= MaxPlayers || cy.Team >= MaxPlayers || cy.Cause > CauseLeft ||
+		if cy.Dir > 3 || cy.QueueLen > maxTurnQueue || cy.Killer < -1 || cy.Killer >= MaxPlayers ||
+			cy.Enemy < -1 || cy.Enemy >= MaxPlayers || (cy.Team >= MaxPlayers && cy.Team != NoTeam) || cy.Cause > CauseLeft ||
 			cy.X < 0 || cy.X > a || cy.Y < 0 || cy.Y > a || cy.TurnX < 0 || cy.TurnX > a || cy.TurnY < 0 || cy.TurnY > a ||
-			cy.Speed < 0 || cy.Speed > 1000*Meter || cy.Sub < 0 || cy.Sub >= s.cfg.TickRate || cy.Brake < 0 || cy.Brake > Unit ||
-			cy.RubberUsed < 0 || cy.RubberUsed > 2*s.cfg.Rubber+1000*Meter {
+			cy.Speed < 0 || cy.Speed > MaxSpeed || cy.Sub < 0 || cy.Sub >= s.cfg.TickRate || cy.Brake < 0 || cy.Brake > Unit ||
+			cy.RubberUsed < 0 || cy.RubberUsed > 2*max(s.cfg.Rubber, 0)+2*maxLatency+1000*Meter || cy.Latency < 0 || cy.Latency > maxLatency ||
+			cy.Alive && cy.Team >= MaxPlayers {
 			return corrupt("impossible cycle " + itoa(int64(i)))
-		}
-		for q := range cy.Queue {
-			if cy.Queue[q] < -1 || cy.Queue[q] > 1 {
-				return corrupt("impossible turn queue of cycle " + itoa(int64(i)))
-			}
 		}
 	}
 	return nil
 }
 
 func (s *State) checkWall(w *Wall) error {
-	a := s.cfg.ArenaSize
+	a := s.dv().arena
 	if (w.X1 != w.X2 && w.Y1 != w.Y2) || w.Owner >= MaxPlayers ||
 		min(w.X1, w.X2) < 0 || max(w.X1, w.X2) > a || min(w.Y1, w.Y2) < 0 || max(w.Y1, w.Y2) > a {
 		return corrupt("impossible wall")
@@ -151,11 +177,23 @@ func (s *State) checkWall(w *Wall) error {
 }
 
 func (c *Config) visit(v visitor) {
-	for _, p := range [...]*int64{&c.TickRate, &c.ArenaSize, &c.StartSpeed, &c.BaseSpeed, &c.MinSpeedPct,
-		&c.SpeedUpMilli, &c.SlowMilli, &c.WallAccel, &c.WallAccelOffset, &c.WallNear, &c.TurnDelayMs,
-		&c.TurnSpeed, &c.TurnQueue, &c.BrakeDecel, &c.BrakeDrain, &c.BrakeRefill, &c.Rubber, &c.RubberSpeed,
-		&c.RubberDecayMs, &c.WallsLength, &c.DeadWallDelayMs, &c.PrepareMs, &c.RoundOverMs, &c.MinPlayers, &c.FinishType,
-		&c.ScoreWin, &c.ScoreKill, &c.ScoreDeath, &c.ScoreSuicide, &c.MatchScore, &c.MatchRounds} {
+	for _, p := range [...]*int64{&c.TickRate, &c.ArenaSize, &c.StartSpeed, &c.BaseSpeed, &c.SpeedMin, &c.SpeedMax,
+		&c.DecayBelow, &c.DecayAbove, &c.Accel, &c.AccelSelf, &c.AccelTeam, &c.AccelEnemy, &c.AccelRim,
+		&c.AccelSlingshot, &c.AccelTunnel, &c.AccelOffset, &c.WallNear, &c.TurnDelayMs, &c.DoublebindBonus,
+		&c.TurnSpeed, &c.TurnMemory, &c.Brake, &c.BrakeDeplete, &c.BrakeRefill, &c.Rubber, &c.PingRubber,
+		&c.RubberSpeed, &c.RubberTimeMs, &c.EnemySuicideTimeoutMs, &c.EnemyTeammatePenaltyMs,
+		&c.WinZoneInitialSize, &c.WinZoneExpansion, &c.WinZoneRandomness, &c.SpawnWingmenBack, &c.SpawnWingmenSide,
+		&c.ScoreKill, &c.ScoreDie, &c.ScoreSuicide, &c.PrepareMs, &c.RoundOverMs, &c.MinPlayers} {
+		v.i64(p)
+	}
+	c.SP.visit(v)
+	c.MP.visit(v)
+}
+
+func (s *Set) visit(v visitor) {
+	for _, p := range [...]*int64{&s.SizeFactor, &s.SpeedFactor, &s.GameType, &s.FinishType,
+		&s.WinZoneMinRoundTimeMs, &s.WinZoneMinLastDeathMs, &s.TeamMaxPlayers, &s.WallsStayUpDelayMs,
+		&s.WallsLength, &s.ExplosionRadius, &s.ScoreWin, &s.LimitScore, &s.LimitRounds} {
 		v.i64(p)
 	}
 }

@@ -16,6 +16,7 @@ const (
 	EvLeave                       // player leaves; a living cycle dies as a suicide
 	EvRoundStart                  // server: end the current round now and start a new one (prepare countdown)
 	EvSpawn                       // server: put a joined player into the current round during its prepare countdown
+	EvLatency                     // server: the latency ping rubber counts for the player (Arg: microseconds)
 	evKindCount
 )
 
@@ -40,6 +41,8 @@ func (k EventKind) String() string {
 		return "round_start"
 	case EvSpawn:
 		return "spawn"
+	case EvLatency:
+		return "latency"
 	}
 	return "unknown"
 }
@@ -53,7 +56,7 @@ const JoinHuman int32 = 1
 func (k EventKind) Valid() bool { return k > EvNone && k < evKindCount }
 
 // ServerOnly reports whether only the server may create events of kind k.
-func (k EventKind) ServerOnly() bool { return k == EvRoundStart || k == EvSpawn }
+func (k EventKind) ServerOnly() bool { return k == EvRoundStart || k == EvSpawn || k == EvLatency }
 
 // PlayerInput reports whether k is a key press a client may propose (a turn
 // or a brake); every other kind is the server's to make.
@@ -66,7 +69,7 @@ type Event struct {
 	Kind   EventKind
 	Player uint8  // player id, 0..MaxPlayers-1; ignored by EvRoundStart
 	Seq    uint32 // the proposing client's sequence number; orders a player's events within a tick
-	Arg    int32  // kind-specific argument: EvJoin's flags (JoinHuman), 0 for every other kind
+	Arg    int32  // kind-specific argument: EvJoin's flags (JoinHuman), EvLatency's microseconds, else 0
 }
 
 // Less is the canonical order of events within one tick: by player, then by the

@@ -47,8 +47,8 @@ func TestFinishType(t *testing.T) {
 		finish int64
 		wait   int64 // ticks at 120 Hz from the human's death, -1 for no early end
 	}{{FinishExpress, 240}, {FinishReset, 480}, {FinishFastForward, -1}, {FinishNormal, -1}} {
-		cfg := DefaultConfig()
-		cfg.FinishType = tc.finish
+		cfg := testConfig()
+		cfg.SP.FinishType = tc.finish
 		s := humanGame(t, cfg, 2)
 		place(s, 0, 250, 499, 1, 30*Meter) // the human, 1 m from the north rim
 		for s.Cycle(0).Alive {
@@ -81,7 +81,7 @@ func TestFinishType(t *testing.T) {
 // TestFinishCountsLastDeath: a bot dying after the human postpones the end,
 // as Armagetron's lastdeath moves with every death.
 func TestFinishCountsLastDeath(t *testing.T) {
-	s := humanGame(t, DefaultConfig(), 3)
+	s := humanGame(t, testConfig(), 3)
 	place(s, 0, 250, 499, 1, 30*Meter)
 	for s.Cycle(0).Alive {
 		s.Step(nil)
@@ -100,7 +100,7 @@ func TestFinishCountsLastDeath(t *testing.T) {
 // from joining for the round to end (then the 4 s countdown), however long
 // ago the last bot died.
 func TestFinishNewcomer(t *testing.T) {
-	s, err := NewState(DefaultConfig(), 3)
+	s, err := NewState(testConfig(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,6 @@ const cellSize = 8 * Meter
 type grid struct {
 	n     int64 // cells per side
 	cells [][]int32
-	// axis[0] and axis[1] list the same walls again by orientation (along x,
-	// along y): the wall sensors only care about walls parallel to the cycle,
-	// and in a crowded arena that halves what they look at.
-	axis  [2][][]int32
 	start int64 // global index of the first wall indexed (a round's first)
 	count int64 // global index one past the last wall indexed
 }
@@ -27,16 +23,6 @@ func (g *grid) init(arena int64) {
 		g.n = 1
 	}
 	g.cells = make([][]int32, g.n*g.n)
-	g.axis[0] = make([][]int32, g.n*g.n)
-	g.axis[1] = make([][]int32, g.n*g.n)
-}
-
-// orient is 0 for a wall along x (or a point), 1 for a wall along y.
-func orient(w *Wall) int {
-	if w.X1 == w.X2 && w.Y1 != w.Y2 {
-		return 1
-	}
-	return 0
 }
 
 // clamp maps a coordinate to a cell column or row. Positions outside the arena
@@ -61,12 +47,10 @@ func (g *grid) span(w *Wall) (cx0, cy0, cx1, cy1 int64) {
 
 func (g *grid) add(w *Wall, idx int64) {
 	cx0, cy0, cx1, cy1 := g.span(w)
-	ax := g.axis[orient(w)]
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
 			i := cy*g.n + cx
 			g.cells[i] = append(g.cells[i], int32(idx))
-			ax[i] = append(ax[i], int32(idx))
 		}
 	}
 	g.count = idx + 1
@@ -75,12 +59,10 @@ func (g *grid) add(w *Wall, idx int64) {
 // pop removes wall idx, which must be the newest wall in every cell it touches.
 func (g *grid) pop(w *Wall, idx int64) {
 	cx0, cy0, cx1, cy1 := g.span(w)
-	ax := g.axis[orient(w)]
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
 			i := cy*g.n + cx
 			g.cells[i] = popIdx(g.cells[i], idx)
-			ax[i] = popIdx(ax[i], idx)
 		}
 	}
 	g.count = idx
@@ -98,8 +80,6 @@ func popIdx(l []int32, idx int64) []int32 {
 func (g *grid) reset(start int64) {
 	for i := range g.cells {
 		g.cells[i] = g.cells[i][:0]
-		g.axis[0][i] = g.axis[0][i][:0]
-		g.axis[1][i] = g.axis[1][i][:0]
 	}
 	g.start, g.count = start, start
 }

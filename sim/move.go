@@ -5,7 +5,6 @@ type move struct {
 	X0, Y0, X1, Y1 int64
 	Len            int64 // distance travelled, micrometres
 	Dead           bool  // dies this tick
-	Killer         int
 	Why            DeathCause
 	active         bool
 }
@@ -13,11 +12,10 @@ type move struct {
 // crossing is a collision between two cycles' moves within one tick, at the
 // moment N/D of the tick (as a fraction) when the later of the two gets there.
 type crossing struct {
-	a, b   int   // a dies; b dies too when both is set
-	both   bool  // same instant or head-on: both die, nobody scores the kill
-	X, Y   int64 // where
-	N, D   int64 // when a (the later) arrives, as the fraction N/D of its move
-	killer int
+	a, b int   // a gets there later; b dies too when both is set
+	both bool  // same instant or head-on
+	X, Y int64 // where
+	N, D int64 // when a (the later) arrives, as the fraction N/D of its move
 }
 
 // moveCycles advances every living cycle by one tick: turns that waited for the
@@ -32,12 +30,7 @@ func (s *State) moveCycles() {
 		if !c.Alive {
 			continue
 		}
-		if c.QueueLen > 0 && s.c.Tick-c.LastTurn >= s.d.turnDelay {
-			t := c.Queue[0]
-			copy(c.Queue[:], c.Queue[1:c.QueueLen])
-			c.QueueLen--
-			s.applyTurn(i, t)
-		}
+		s.runQueue(i)
 		s.accelerate(i)
 		s.plan(i, m)
 	}
@@ -53,12 +46,13 @@ func (s *State) moveCycles() {
 	}
 	for i := range s.c.Cycles {
 		if m := &s.moves[i]; m.active && m.Dead {
-			s.kill(i, m.Killer, m.Why)
+			s.kill(i, m.Why)
 		}
 	}
 }
 
-// accelerate updates speed, brake reservoir and rubber for one tick.
+// accelerate updates speed, brake reservoir and rubber for one tick, and
+// notes the walls the side sensors see as enemy influence.
 //
 // Deviation: Armagetron integrates acceleration continuously; we apply the sum
 // of this tick's accelerations once (explicit Euler at the tick rate), which at
@@ -66,33 +60,79 @@ func (s *State) moveCycles() {
 func (s *State) accelerate(i int) {
 	c := &s.c.Cycles[i]
 	cfg := &s.cfg
+	d := s.dv()
 	c.RubberUsed = c.RubberUsed * s.d.rubberDecayT / (s.d.rubberDecayT + 1)
 
 	var acc int64 // micrometres per second squared
-	if c.Speed < cfg.BaseSpeed {
-		acc = (cfg.BaseSpeed - c.Speed) * cfg.SpeedUpMilli / 1000
+	if c.Speed < d.baseSpeed {
+		acc = (d.baseSpeed - c.Speed) * cfg.DecayBelow / Unit
 	} else {
-		acc = -(c.Speed - cfg.BaseSpeed) * cfg.SlowMilli / 1000
+		acc = -(c.Speed - d.baseSpeed) * cfg.DecayAbove / Unit
 	}
 	left, right := s.sensors(c.X, c.Y, c.Dir, i)
-	acc += s.wallAccel(left) + s.wallAccel(right)
+	acc += s.sideAccel(i, left, right)
+	for _, h := range [2]*hit{&left, &right} {
+		if h.gap != noHit && h.owner >= 0 && c.Speed > 0 {
+			// gEnemyInfluence::AddSensor: far walls count as built earlier,
+			// by the time the sensor's ray (sqrt 2 x across) takes at speed.
+			s.influence(i, h.owner, h.built-h.gap*sqrt2/Unit*cfg.TickRate/c.Speed)
+		}
+	}
 	if c.Braking && c.Brake > 0 {
-		acc -= cfg.BrakeDecel
+		acc -= d.brake // a negative CYCLE_BRAKE makes this a turbo
 		c.Brake = max(0, c.Brake-s.d.brakeDrain)
 	} else if !c.Braking {
 		c.Brake = min(Unit, c.Brake+s.d.brakeRefill)
 	}
-	c.Speed = max(s.d.minSpeed, c.Speed+acc/cfg.TickRate)
+	c.Speed = min(d.maxSpeed, max(d.minSpeed, c.Speed+acc/cfg.TickRate))
+}
+
+// sideAccel is the wall acceleration of cycle i from what its sensors met
+// (gCycleMovement::CalculateAcceleration): a parallel wall at distance D
+// across adds CYCLE_ACCEL x (1/(D+OFFSET) - 1/(NEAR+OFFSET)), times
+// SPEED_FACTOR's multiplier and CYCLE_ACCEL_SELF, _TEAM, _ENEMY or _RIM by
+// whose wall it is; with walls on both sides the sum is multiplied by
+// CYCLE_ACCEL_SLINGSHOT when one is the cycle's own and CYCLE_ACCEL_TUNNEL
+// otherwise.
+func (s *State) sideAccel(i int, left, right hit) int64 {
+	cfg := &s.cfg
+	total, both, own := int64(0), true, false
+	for _, h := range [2]*hit{&left, &right} {
+		if h.gap == noHit || h.perp {
+			both = false
+			continue
+		}
+		f := cfg.AccelEnemy
+		switch {
+		case h.owner == OwnerRim:
+			f = cfg.AccelRim
+		case h.owner == i:
+			f, own = cfg.AccelSelf, true
+		case s.c.Cycles[h.owner].Team == s.c.Cycles[i].Team:
+			f = cfg.AccelTeam
+		}
+		total += s.wallAccel(h.gap) * f / Unit
+	}
+	if both {
+		if own {
+			total = total * cfg.AccelSlingshot / Unit
+		} else {
+			total = total * cfg.AccelTunnel / Unit
+		}
+	}
+	return total
 }
 
 // wallAccel is Armagetron's grinding bonus for a wall d away:
-// CYCLE_ACCEL * (1/(d+OFFSET) - 1/(NEAR+OFFSET)), in micrometres/s^2.
+// CYCLE_ACCEL * (1/(d+OFFSET) - 1/(NEAR+OFFSET)), times the speed multiplier,
+// in micrometres/s^2, bounded by 1000 m/s^2.
 func (s *State) wallAccel(d int64) int64 {
-	near, off := s.cfg.WallNear, s.cfg.WallAccelOffset
+	near, off := s.cfg.WallNear, s.cfg.AccelOffset
 	if d > near {
 		return 0
 	}
-	return s.cfg.WallAccel * Meter * ((near - d) * Meter / (d + off)) / (near + off)
+	a := s.cfg.Accel * ((near - d) * Meter / (d + off)) / (near + off)
+	return min(a, 1000*Meter) * s.dv().speedMult / Unit
 }
 
 // plan moves cycle i as far as the walls standing at the start of the tick let
@@ -100,8 +140,8 @@ func (s *State) wallAccel(d int64) int64 {
 //
 // Rubber, as Armagetron does it: once the gap g to the wall ahead is small
 // (under about speed/RubberSpeed), the cycle may only close it to g*e^(-RubberSpeed*dt)
-// per step; the travel it is denied is counted as rubber used, and a cycle whose
-// used rubber exceeds Config.Rubber dies against the wall.
+// per step; the travel it is denied is counted as rubber used (see spend), and
+// a cycle that has used more than its rubber dies against the wall.
 func (s *State) plan(i int, m *move) {
 	c := &s.c.Cycles[i]
 	total := c.Speed + c.Sub
@@ -109,23 +149,26 @@ func (s *State) plan(i int, m *move) {
 	c.Sub = total % s.cfg.TickRate
 	m.active = true
 	m.X0, m.Y0 = c.X, c.Y
-	m.Killer = -1
 
-	gap, owner := s.ray(c.X, c.Y, c.Dir, s.d.lookahead, i)
+	// Look as far as the rubber zone in front of this tick's move reaches: the
+	// exponential approach starts at gap dist/(1-k).
+	look := dist*Unit/max(1, Unit-s.d.rubberShrink) + dist + Meter
+	h := s.ray(c.X, c.Y, c.Dir, look, i)
 	travel := dist
-	if gap != noHit {
-		keep := gap * s.d.rubberShrink / Unit
-		if gap-dist < keep {
-			travel = gap - keep
-			c.RubberUsed += dist - travel
-			if c.RubberUsed > s.cfg.Rubber {
-				travel = gap
-				m.Dead, m.Killer, m.Why = true, owner, CauseWall
-				switch owner {
+	if h.gap != noHit {
+		keep := h.gap * s.d.rubberShrink / Unit
+		if h.gap-dist < keep {
+			travel = h.gap - keep
+			if s.spend(i, dist-travel) {
+				travel = h.gap
+				m.Dead, m.Why = true, CauseWall
+				switch h.owner {
 				case OwnerRim:
-					m.Killer, m.Why = -1, CauseRim
+					m.Why = CauseRim
 				case i:
-					m.Killer, m.Why = -1, CauseOwnWall
+					m.Why = CauseOwnWall
+				default:
+					s.influence(i, h.owner, h.built) // the wall it hit (gCycle::PassEdge)
 				}
 			}
 		}
@@ -133,4 +176,22 @@ func (s *State) plan(i int, m *move) {
 	fx, fy, _, _ := frame(c.Dir)
 	m.Len = travel
 	m.X1, m.Y1 = c.X+fx*travel, c.Y+fy*travel
+}
+
+// spend counts denied travel against cycle i's rubber and reports whether the
+// rubber is used up. With CYCLE_PING_RUBBER, latency makes rubber more
+// effective (sg_RubberValues): denied travel costs
+// travel x rubber / (rubber + latency x CYCLE_PING_RUBBER); with CYCLE_RUBBER
+// at or below zero the latency term adds to the reservoir instead.
+func (s *State) spend(i int, denied int64) bool {
+	c := &s.c.Cycles[i]
+	bonus := c.Latency * s.cfg.PingRubber / Unit // micrometres: seconds of latency x CYCLE_PING_RUBBER metres
+	reservoir := s.cfg.Rubber
+	if reservoir > 0 {
+		c.RubberUsed += denied * reservoir / (reservoir + bonus)
+	} else {
+		reservoir += bonus
+		c.RubberUsed += denied
+	}
+	return c.RubberUsed > reservoir
 }

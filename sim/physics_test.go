@@ -2,6 +2,18 @@ package sim
 
 import "testing"
 
+// testConfig is Armagetron's multiplayer rules for both sets, every player on
+// a team of their own and no win zone: the physics tests place cycles in the
+// 500 m arena and count on FFA scoring.
+func testConfig() Config {
+	cfg := DefaultConfig()
+	set := cfg.MP
+	set.TeamMaxPlayers = 1
+	set.WinZoneMinRoundTimeMs, set.WinZoneMinLastDeathMs = never, never
+	cfg.Both(set)
+	return cfg
+}
+
 // playing returns a state with n players in PhasePlay, their cycles parked far
 // apart so a test can place them where it wants.
 func playing(t testing.TB, cfg Config, n int) *State {
@@ -26,7 +38,7 @@ func place(s *State, id int, x, y int64, dir uint8, speed int64) {
 	c := &s.c.Cycles[id]
 	c.X, c.Y, c.TurnX, c.TurnY = x*Meter, y*Meter, x*Meter, y*Meter
 	c.Dir, c.Speed, c.Sub = dir, speed, 0
-	c.SegOdo = c.Odo
+	c.SegOdo, c.SegTick = c.Odo, s.c.Tick
 }
 
 func steps(s *State, n int) {
@@ -36,7 +48,7 @@ func steps(s *State, n int) {
 }
 
 func TestSpeedRelaxesToBase(t *testing.T) {
-	s := playing(t, DefaultConfig(), 1)
+	s := playing(t, testConfig(), 1)
 	place(s, 0, 100, 250, 0, 20*Meter)
 	steps(s, 120) // 1 s: 30 - 10 e^-5 = 29.93 m/s
 	if v := s.Cycle(0).Speed; v < 29_800_000 || v > 30*Meter {
@@ -55,7 +67,7 @@ func TestSpeedRelaxesToBase(t *testing.T) {
 }
 
 func TestTurnDelayQueuesSecondTurn(t *testing.T) {
-	s := playing(t, DefaultConfig(), 1)
+	s := playing(t, testConfig(), 1)
 	place(s, 0, 100, 250, 0, 30*Meter)
 	s.Step([]Event{{Kind: EvTurnLeft, Player: 0, Seq: 1}})
 	if got := s.Cycle(0).Dir; got != 1 {
@@ -66,7 +78,7 @@ func TestTurnDelayQueuesSecondTurn(t *testing.T) {
 	}
 	steps(s, 4)
 	s.Step([]Event{{Kind: EvTurnLeft, Player: 0, Seq: 2}}) // 5 ticks = 42 ms after the first
-	delay := int(s.d.turnDelay)
+	delay := int(s.dv().turnDelay)
 	if delay != 12 {
 		t.Fatalf("turn delay at 120 Hz: got %d ticks, want 12", delay)
 	}
@@ -81,24 +93,6 @@ func TestTurnDelayQueuesSecondTurn(t *testing.T) {
 	}
 }
 
-func TestOppositeTurnCancelsQueued(t *testing.T) {
-	s := playing(t, DefaultConfig(), 1)
-	place(s, 0, 100, 250, 0, 30*Meter)
-	s.Step([]Event{{Kind: EvTurnLeft, Player: 0, Seq: 1}})
-	s.Step([]Event{{Kind: EvTurnLeft, Player: 0, Seq: 2}, {Kind: EvTurnRight, Player: 0, Seq: 3}})
-	steps(s, 30)
-	if got := s.Cycle(0).Dir; got != 1 {
-		t.Fatalf("left then (left, right) queued: dir %d, want 1", got)
-	}
-	// The queue holds three turns at most.
-	for i := 0; i < 5; i++ {
-		s.Step([]Event{{Kind: EvTurnRight, Player: 0, Seq: uint32(10 + i)}})
-	}
-	if got := s.Cycle(0).QueueLen; got != 3 {
-		t.Fatalf("queue length after 5 quick turns: got %d, want 3 (one applied, three queued, one dropped)", got)
-	}
-}
-
 func TestWallAcceleration(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -110,7 +104,7 @@ func TestWallAcceleration(t *testing.T) {
 		{"7m", 7 * Meter, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := playing(t, DefaultConfig(), 2)
+			s := playing(t, testConfig(), 2)
 			place(s, 0, 100, 250, 0, 30*Meter)
 			// Cycle 1's wall runs east along y = 250 m + dist, to the left of cycle 0.
 			s.addWall(Wall{X1: 50 * Meter, Y1: 250*Meter + tc.dist, X2: 400 * Meter, Y2: 250*Meter + tc.dist, Owner: 1})
@@ -126,7 +120,7 @@ func TestWallAcceleration(t *testing.T) {
 		})
 	}
 	// The formula at 1 m: 10 * (1/3 - 1/8) = 2.083 m/s^2.
-	s := playing(t, DefaultConfig(), 1)
+	s := playing(t, testConfig(), 1)
 	if got := s.wallAccel(Meter); got < 2_083_000 || got > 2_084_000 {
 		t.Fatalf("wallAccel(1 m) = %d, want 2083333", got)
 	}
@@ -136,7 +130,7 @@ func TestWallAcceleration(t *testing.T) {
 }
 
 func TestRimGivesNoAcceleration(t *testing.T) {
-	s := playing(t, DefaultConfig(), 1)
+	s := playing(t, testConfig(), 1)
 	place(s, 0, 100, 1, 0, 30*Meter) // 1 m from the south rim, driving east
 	steps(s, 60)
 	if v := s.Cycle(0).Speed; v > 30*Meter {
@@ -145,7 +139,7 @@ func TestRimGivesNoAcceleration(t *testing.T) {
 }
 
 func TestBrakeReservoir(t *testing.T) {
-	s := playing(t, DefaultConfig(), 1)
+	s := playing(t, testConfig(), 1)
 	place(s, 0, 50, 250, 0, 30*Meter)
 	s.Step([]Event{{Kind: EvBrakeOn, Player: 0, Seq: 1}})
 	steps(s, 59) // 0.5 s of braking
@@ -169,7 +163,7 @@ func TestBrakeReservoir(t *testing.T) {
 
 func TestRubberThenDeath(t *testing.T) {
 	for _, rubber := range []int64{1 * Meter, 5 * Meter} {
-		cfg := DefaultConfig()
+		cfg := testConfig()
 		cfg.Rubber = rubber
 		s := playing(t, cfg, 2)
 		place(s, 0, 100, 250, 0, 30*Meter)
@@ -196,6 +190,7 @@ func TestRubberThenDeath(t *testing.T) {
 		if extra < want-1 || extra > want+8 {
 			t.Fatalf("rubber %d m: died %d ticks after reaching the wall, want about %d", rubber/Meter, extra, want)
 		}
+		steps(s, 120) // the winner is named once the last death is a second old
 		if c.Killer != 1 || s.Cycle(1).Kills != 1 || c.Score != -2 || s.Cycle(1).Score != 3+10 {
 			t.Fatalf("rubber %d: killer %d kills %d score %d/%d, want killer 1, kill +3, death -2, win +10",
 				rubber, c.Killer, s.Cycle(1).Kills, c.Score, s.Cycle(1).Score)
@@ -204,10 +199,10 @@ func TestRubberThenDeath(t *testing.T) {
 }
 
 func TestRimAndSelfAreSuicides(t *testing.T) {
-	s := playing(t, DefaultConfig(), 2)
+	s := playing(t, testConfig(), 2)
 	place(s, 0, 499, 250, 0, 30*Meter) // 1 m from the east rim
 	place(s, 1, 100, 100, 1, 30*Meter)
-	steps(s, 30)
+	steps(s, 30+120) // the death, then a second without one
 	if c := s.Cycle(0); c.Alive || c.Score != -4 || c.Killer != -1 {
 		t.Fatalf("into the rim: alive %v score %d killer %d, want dead, -4, -1", c.Alive, c.Score, c.Killer)
 	}
@@ -216,18 +211,22 @@ func TestRimAndSelfAreSuicides(t *testing.T) {
 	}
 }
 
+// TestHeadOnBothDie: two cycles meeting head-on both die, each on the
+// other's newest wall, so each is credited with the other's death
+// (gCycle::KillAt through gEnemyInfluence): -2 + 3 apiece.
 func TestHeadOnBothDie(t *testing.T) {
-	s := playing(t, DefaultConfig(), 3)
+	s := playing(t, testConfig(), 3)
 	place(s, 0, 200, 250, 0, 30*Meter)
 	place(s, 1, 210, 250, 2, 30*Meter)
 	place(s, 2, 100, 100, 1, 30*Meter)
-	steps(s, 40)
+	steps(s, 40+120)
 	c0, c1 := s.Cycle(0), s.Cycle(1)
 	if c0.Alive || c1.Alive {
 		t.Fatalf("head-on: alive %v %v, want both dead", c0.Alive, c1.Alive)
 	}
-	if c0.Killer != -1 || c1.Killer != -1 || c0.Score != -2 || c1.Score != -2 {
-		t.Fatalf("head-on: killers %d %d scores %d %d, want -1 -1 -2 -2", c0.Killer, c1.Killer, c0.Score, c1.Score)
+	if c0.Cause != CauseCollision || c1.Cause != CauseCollision || c0.Killer != 1 || c1.Killer != 0 || c0.Score != 1 || c1.Score != 1 {
+		t.Fatalf("head-on: causes %v %v killers %d %d scores %d %d, want collision, killers 1 0, scores 1 1",
+			c0.Cause, c1.Cause, c0.Killer, c1.Killer, c0.Score, c1.Score)
 	}
 	if c0.X > c1.X {
 		t.Fatalf("head-on: they passed through each other (%d > %d)", c0.X, c1.X)
@@ -238,7 +237,7 @@ func TestHeadOnBothDie(t *testing.T) {
 }
 
 func TestCrossingLaterOneDies(t *testing.T) {
-	s := playing(t, DefaultConfig(), 3)
+	s := playing(t, testConfig(), 3)
 	// 0 drives east through (205, 250) and gets there first; 1 drives north through it later.
 	place(s, 0, 200, 250, 0, 30*Meter)
 	place(s, 1, 205, 243, 1, 30*Meter)
@@ -253,7 +252,7 @@ func TestCrossingLaterOneDies(t *testing.T) {
 }
 
 func TestDeadWallsVanish(t *testing.T) {
-	s := playing(t, DefaultConfig(), 3)
+	s := playing(t, testConfig(), 3)
 	place(s, 0, 100, 250, 0, 30*Meter)
 	place(s, 1, 400, 100, 1, 30*Meter)
 	place(s, 2, 50, 50, 1, 30*Meter)
@@ -263,15 +262,15 @@ func TestDeadWallsVanish(t *testing.T) {
 	if _, ok := s.WallVisible(w); !ok {
 		t.Fatal("a dead cycle's wall vanished at once")
 	}
-	steps(s, int(s.d.deadWall))
+	steps(s, int(s.dv().deadWall))
 	if _, ok := s.WallVisible(w); ok {
 		t.Fatal("a dead cycle's wall still stands after the delay")
 	}
 }
 
 func TestFiniteTrail(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.WallsLength = 20 * Meter
+	cfg := testConfig()
+	cfg.SP.WallsLength, cfg.MP.WallsLength = 20*Meter, 20*Meter
 	s := playing(t, cfg, 1)
 	place(s, 0, 100, 250, 0, 30*Meter)
 	steps(s, 120) // ~30 m
@@ -288,8 +287,8 @@ func TestFiniteTrail(t *testing.T) {
 }
 
 func TestRoundsAndMatch(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.MatchRounds = 2
+	cfg := testConfig()
+	cfg.SP.LimitRounds, cfg.MP.LimitRounds = 2, 2
 	s := playing(t, cfg, 2)
 	for r := 0; r < 3; r++ {
 		place(s, 0, 499, 250, 0, 30*Meter) // 0 drives into the rim every round

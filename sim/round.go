@@ -34,45 +34,62 @@ func (s *State) present() int64 {
 	return n
 }
 
-// checkRoundEnd decides the round once at most one cycle is left (or none, when
-// someone played alone): the survivor scores the win. It also ends a round
-// that no human is playing any more, as Config.FinishType says.
+// checkRoundEnd decides the round as Armagetron's gGame::Analysis does, but
+// exactly on the tick rather than at its once-a-second poll: nothing is
+// decided while the last death is less than a second old; then a team that
+// rode into the win zone wins, or in a duel (GAME_TYPE 1) the last team
+// alive wins once only one is left of the several that started, or, when
+// nobody is left, the round ends without a winner. A round that no human is
+// playing any more ends as FINISH_TYPE says (finishRound).
 func (s *State) checkRoundEnd() {
-	alive, last := 0, -1
-	humans, humansAlive := false, false
-	for i := range s.c.Cycles {
-		c := &s.c.Cycles[i]
-		if c.Alive {
-			alive++
-			last = i
+	teams, last := s.teamsAlive()
+	if s.c.Tick-s.c.LastDeath >= s.d.decide {
+		switch {
+		case s.c.Wish >= 0:
+			s.win(int(s.c.Wish))
+			return
+		case s.rules().GameType == GameDuel && s.c.Teams > 1 && teams <= 1:
+			s.win(last)
+			return
+		case teams == 0:
+			s.win(-1)
+			return
 		}
-		humans = humans || c.Present && c.Human
-		humansAlive = humansAlive || c.Alive && c.Human
 	}
-	if alive <= 1 && (alive == 0 || s.c.Started >= 2) {
-		s.c.Winner = -1
-		if alive == 1 {
-			s.c.Winner = int8(last)
-			s.c.Cycles[last].Score += s.cfg.ScoreWin
-		}
-		s.over(s.d.roundOver)
-		return
-	}
-	if !humans || humansAlive {
-		s.c.NoHuman = -1
-		return
-	}
-	if s.c.NoHuman < 0 {
-		s.c.NoHuman = s.c.Tick
-	}
-	if wait, ok := s.finishWait(); ok && s.c.Tick >= max(s.c.LastDeath, s.c.NoHuman)+wait {
-		s.c.Winner = -1
-		s.over(0)
-	}
+	s.finishRound()
 }
 
-// finishWait returns how long, in ticks, a round goes on once no human cycle
-// is alive, or false when FinishType lets it run to its normal end.
+// teamsAlive returns how many teams have a living cycle, and the last such team.
+func (s *State) teamsAlive() (n, last int) {
+	var seen uint32
+	last = -1
+	for i := range s.c.Cycles {
+		if c := &s.c.Cycles[i]; c.Alive && seen&(1<<c.Team) == 0 {
+			seen |= 1 << c.Team
+			n++
+			last = int(c.Team)
+		}
+	}
+	return n, last
+}
+
+// win names the round's winning team (-1 none), scores the win and ends the
+// round. SCORE_WIN goes to the team; on a team of one that plays every one
+// for themselves it is the player's own score too (eTeam::AddScore).
+func (s *State) win(team int) {
+	s.c.Winner = int8(team)
+	if team >= 0 {
+		win := s.rules().ScoreWin
+		s.c.TeamScore[team] += win
+		if s.dv().teamMaxPlayers == 1 {
+			s.c.Cycles[team].Score += win
+		}
+	}
+	s.over(s.d.roundOver)
+}
+
+// finishRound ends a round in play once no human cycle is alive while a human
+// is present (every human died, or the only humans wait for the next round).
 //
 // Armagetron's gGame::Analysis restarts the round once no human is alive and
 // the last death is some time past: 2 s with FINISH_TYPE 0 (express: the
@@ -83,14 +100,24 @@ func (s *State) checkRoundEnd() {
 // The time counts from the later of the last death and the moment no human
 // was left alive, so that a newcomer who joins a round of bots waits the same
 // 2 s however long ago the last bot died.
-func (s *State) finishWait() (int64, bool) {
-	switch s.cfg.FinishType {
-	case FinishExpress:
-		return s.d.finishExpress, true
-	case FinishReset:
-		return s.d.finishReset, true
+func (s *State) finishRound() {
+	humans, humansAlive := false, false
+	for i := range s.c.Cycles {
+		c := &s.c.Cycles[i]
+		humans = humans || c.Present && c.Human
+		humansAlive = humansAlive || c.Alive && c.Human
 	}
-	return 0, false
+	if !humans || humansAlive {
+		s.c.NoHuman = -1
+		return
+	}
+	if s.c.NoHuman < 0 {
+		s.c.NoHuman = s.c.Tick
+	}
+	if wait := s.dv().finish; wait >= 0 && s.c.Tick >= max(s.c.LastDeath, s.c.NoHuman)+wait {
+		s.c.Winner = -1
+		s.over(0)
+	}
 }
 
 // over ends the round; the next one starts after pause ticks (or at the next
@@ -100,40 +127,67 @@ func (s *State) over(pause int64) {
 	s.c.PhaseEnd = s.c.Tick + pause
 }
 
-// matchOver reports whether the match limits are reached.
+// matchOver reports whether the match limits are reached: LIMIT_ROUNDS
+// rounds played, or a team at LIMIT_SCORE.
 func (s *State) matchOver() bool {
-	if s.c.Round >= s.cfg.MatchRounds {
+	r := s.rules()
+	if s.c.Round >= r.LimitRounds {
 		return true
 	}
-	for i := range s.c.Cycles {
-		if s.c.Cycles[i].Present && s.c.Cycles[i].Score >= s.cfg.MatchScore {
+	for t := range s.c.TeamScore {
+		if s.c.TeamScore[t] >= r.LimitScore {
 			return true
 		}
 	}
 	return false
 }
 
+// humansPresent counts the human players present.
+func (s *State) humansPresent() int {
+	n := 0
+	for i := range s.c.Cycles {
+		if c := &s.c.Cycles[i]; c.Present && c.Human {
+			n++
+		}
+	}
+	return n
+}
+
 // startRound clears the arena and spawns every present player for a countdown.
-// When the match limits were reached it starts a new match: scores reset.
+// The round plays under the single-player set with at most one human present
+// and under the multiplayer set otherwise; a change of set, like reaching the
+// match limits, starts a new match (Armagetron's StartNewMatch): scores reset
+// and teams are dealt afresh.
 func (s *State) startRound() {
-	if s.matchOver() {
+	set := uint8(SetSP)
+	if s.humansPresent() > 1 {
+		set = SetMP
+	}
+	if s.c.Round > 0 && (s.matchOver() || set != s.c.Set) {
 		s.c.Match++
 		s.c.Round = 0
+		s.c.TeamScore = [MaxPlayers]int64{}
 		for i := range s.c.Cycles {
 			c := &s.c.Cycles[i]
 			c.Score, c.Kills, c.Deaths = 0, 0, 0
+			c.Team = NoTeam
 		}
 	}
+	s.c.Set = set
 	s.c.Round++
 	s.trimWalls()
 	s.c.RoundWallStart = s.c.WallCount
+	s.c.RoundHoleStart = s.c.HoleCount
 	s.grid.reset(s.c.WallCount)
 	s.c.Rng = splitmix(s.c.Rng)
 	s.c.Started = 0
-	s.c.LastDeath, s.c.NoHuman = s.c.Tick, -1
+	s.c.Wish = -1
+	s.c.ZoneTick = -1
 	for i := range s.c.Cycles {
 		c := &s.c.Cycles[i]
 		c.InRound, c.Alive = c.Present, false
+		c.QueueLen, c.Queue, c.Braking = 0, 0, false
+		c.lastHole = 0
 		if c.Present {
 			s.c.Started++
 		}
@@ -144,74 +198,25 @@ func (s *State) startRound() {
 	}
 	s.c.Phase = PhasePrepare
 	s.c.PhaseEnd = s.c.Tick + s.d.prepare
+	s.c.PlayStart = s.c.PhaseEnd
+	s.c.LastDeath, s.c.NoHuman = s.c.PhaseEnd, -1
 	s.layout()
 }
 
-// trimWalls forgets the walls of the round before the previous one. Rolling
-// back across one round start needs the previous round's walls; no rollback
-// window spans a whole round (the prepare countdown alone is seconds long).
+// trimWalls forgets the walls and holes of the round before the previous
+// one. Rolling back across one round start needs the previous round's;
+// no rollback window spans a whole round (the prepare countdown alone is
+// seconds long).
 func (s *State) trimWalls() {
-	drop := s.c.RoundWallStart - s.wallBase
-	if drop <= 0 {
-		return
+	if drop := s.c.RoundWallStart - s.wallBase; drop > 0 {
+		n := copy(s.walls, s.walls[drop:])
+		s.walls = s.walls[:n]
+		s.wallBase = s.c.RoundWallStart
 	}
-	n := copy(s.walls, s.walls[drop:])
-	s.walls = s.walls[:n]
-	s.wallBase = s.c.RoundWallStart
-}
-
-// layout puts the cycles of the round on evenly spread spawn points of a square
-// ring around the centre, facing inwards, rotated by the round's random draw so
-// nobody always gets the same spot. It runs again when a player spawns during
-// the countdown: nothing has moved yet, so spreading everyone anew is free.
-//
-// Deviation: Armagetron's maps list 12 fixed spawn points; we compute points for
-// any count up to MaxPlayers. The ring is offset by a third of a spacing so that
-// cycles on opposite sides never face each other on one line.
-func (s *State) layout() {
-	n := s.c.Started
-	if n == 0 {
-		return
-	}
-	a := s.cfg.ArenaSize
-	half := a * 35 / 100
-	perim := 8 * half
-	rot := int64(s.c.Rng % uint64(n))
-	k := int64(0)
-	for i := range s.c.Cycles {
-		c := &s.c.Cycles[i]
-		if !c.InRound {
-			continue
-		}
-		slot := (k + rot) % n
-		k++
-		along := (slot*perim + perim/3) / n % perim
-		x, y, dir := ringPoint(a/2, half, along)
-		*c = Cycle{
-			Present: c.Present, Human: c.Human, InRound: true, Alive: true, Dir: dir, Team: uint8(i), Killer: -1,
-			X: x, Y: y, TurnX: x, TurnY: y, Speed: s.cfg.StartSpeed, Brake: Unit,
-			LastTurn: s.c.Tick - s.d.turnDelay - s.d.prepare,
-			Score:    c.Score, Kills: c.Kills, Deaths: c.Deaths,
-		}
-	}
-}
-
-// ringPoint walks `along` micrometres counter-clockwise around the square of
-// half-side h centred on (m, m), starting at the middle of the bottom side, and
-// returns the point and the inward direction there.
-func ringPoint(m, h, along int64) (x, y int64, dir uint8) {
-	side := 2 * h
-	switch {
-	case along < h: // bottom, right half
-		return m + along, m - h, 1
-	case along < h+side: // right side, going up
-		return m + h, m - h + (along - h), 2
-	case along < h+2*side: // top, going left
-		return m + h - (along - h - side), m + h, 3
-	case along < h+3*side: // left, going down
-		return m - h, m + h - (along - h - 2*side), 0
-	default: // bottom, left half
-		return m - h + (along - h - 3*side), m - h, 1
+	if drop := s.c.RoundHoleStart - s.holeBase; drop > 0 {
+		n := copy(s.holes, s.holes[drop:])
+		s.holes = s.holes[:n]
+		s.holeBase = s.c.RoundHoleStart
 	}
 }
 

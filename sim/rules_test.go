@@ -10,5 +10,5 @@ import (
 // bit-identical states natively and in WebAssembly, so it may not touch
 // floats, clocks, randomness, goroutines, maps or package-level mutable state.
 func TestImportRules(t *testing.T) {
-	detcheck.Check(t, []string{"errors", "encoding/binary"}, 5)
+	detcheck.Check(t, []string{"errors", "encoding/binary", "math/bits"}, 5)
 }

@@ -38,7 +38,8 @@ var ErrSnapshot = errors.New("sim: snapshot cannot be restored")
 // since sn, never to the walls in the arena.
 func (s *State) Restore(sn *Snapshot) error {
 	c := &sn.c
-	if !sn.valid || c.RoundWallStart < s.wallBase || c.WallCount > s.wallBase+int64(len(s.walls)) || c.RoundWallStart > c.WallCount {
+	if !sn.valid || c.RoundWallStart < s.wallBase || c.WallCount > s.wallBase+int64(len(s.walls)) || c.RoundWallStart > c.WallCount ||
+		c.RoundHoleStart < s.holeBase || c.HoleCount > s.holeBase+int64(len(s.holes)) {
 		return ErrSnapshot
 	}
 	if c.RoundWallStart != s.grid.start {
@@ -56,7 +57,9 @@ func (s *State) Restore(sn *Snapshot) error {
 		}
 	}
 	s.walls = s.walls[:c.WallCount-s.wallBase]
+	s.holes = s.holes[:c.HoleCount-s.holeBase]
 	s.c = *c
+	s.blastStamp = 0
 	return nil
 }
 
@@ -97,17 +100,29 @@ type visitor interface {
 func (c *core) visit(v visitor) {
 	v.i64(&c.Tick)
 	v.u8((*uint8)(&c.Phase))
+	v.u8(&c.Set)
 	v.i64(&c.PhaseEnd)
+	v.i64(&c.PlayStart)
 	v.i64(&c.Round)
 	v.i64(&c.Match)
 	v.i8(&c.Winner)
+	v.i8(&c.Wish)
 	v.i64(&c.Started)
+	v.i64(&c.Teams)
 	v.i64(&c.LastDeath)
 	v.i64(&c.NoHuman)
+	v.i64(&c.ZoneTick)
+	v.i64(&c.ZoneX)
+	v.i64(&c.ZoneY)
 	v.i64(&c.RoundWallStart)
 	v.i64(&c.WallCount)
+	v.i64(&c.RoundHoleStart)
+	v.i64(&c.HoleCount)
 	v.u64(&c.WallHash)
 	v.u64(&c.Rng)
+	for i := range c.TeamScore {
+		v.i64(&c.TeamScore[i])
+	}
 	for i := range c.Cycles {
 		c.Cycles[i].visit(v)
 	}
@@ -115,21 +130,21 @@ func (c *core) visit(v visitor) {
 
 func (c *Cycle) visit(v visitor) {
 	v.flag(&c.Present)
+	v.flag(&c.Human)
 	v.flag(&c.InRound)
 	v.flag(&c.Alive)
 	v.flag(&c.Braking)
-	v.flag(&c.Human)
 	v.u8(&c.Dir)
 	v.u8(&c.Team)
 	v.i8(&c.Killer)
 	v.u8((*uint8)(&c.Cause))
+	v.i8(&c.Enemy)
 	for _, p := range [...]*int64{&c.X, &c.Y, &c.Speed, &c.Sub, &c.RubberUsed, &c.Brake, &c.TurnX, &c.TurnY,
-		&c.Odo, &c.SegOdo, &c.LastTurn, &c.DeathTick, &c.Score, &c.Kills, &c.Deaths} {
+		&c.Odo, &c.SegOdo, &c.SegTick, &c.LastLeft, &c.LastRight, &c.DeathTick, &c.Latency, &c.EnemyTick,
+		&c.Score, &c.Kills, &c.Deaths} {
 		v.i64(p)
 	}
-	for i := range c.Queue {
-		v.i8(&c.Queue[i])
-	}
+	v.u64(&c.Queue)
 	v.u8(&c.QueueLen)
 }
 

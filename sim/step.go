@@ -15,10 +15,16 @@ func (s *State) Step(events []Event) {
 	s.advancePhase()
 	if s.c.Phase == PhasePlay {
 		s.moveCycles()
+		s.explode()
+		s.checkZone()
 		s.checkRoundEnd()
 	}
 	s.c.Tick++
 }
+
+// maxLatency bounds EvLatency's value (10 s): ping rubber beyond it would
+// make a cycle all but unkillable.
+const maxLatency = 10_000_000
 
 func (s *State) apply(e Event) {
 	if int(e.Player) >= MaxPlayers || !e.Kind.Valid() {
@@ -41,12 +47,14 @@ func (s *State) apply(e Event) {
 			c.Human = e.Arg&JoinHuman != 0
 			c.Score, c.Kills, c.Deaths = 0, 0, 0
 			c.Braking = false
+			c.Latency = 0
+			c.Team = NoTeam
 		}
 	case EvLeave:
 		if c.Present {
 			c.Present = false
 			if c.Alive {
-				s.kill(int(e.Player), -1, CauseLeft)
+				s.kill(int(e.Player), CauseLeft)
 			}
 		}
 	case EvRoundStart:
@@ -57,42 +65,11 @@ func (s *State) apply(e Event) {
 			s.c.Started++
 			s.layout()
 		}
+	case EvLatency:
+		if c.Present {
+			c.Latency = min(max(int64(e.Arg), 0), maxLatency)
+		}
 	}
-}
-
-// turn takes a turn request: applied now if the turn delay has passed and none
-// is waiting, otherwise queued. An opposite turn cancels the newest queued one,
-// as in Armagetron, so a quick left-right does nothing.
-func (s *State) turn(id int, t int8) {
-	c := &s.c.Cycles[id]
-	if !c.Alive {
-		return
-	}
-	if c.QueueLen > 0 && c.Queue[c.QueueLen-1] == -t {
-		c.QueueLen--
-		return
-	}
-	if c.QueueLen == 0 && s.c.Phase == PhasePlay && s.c.Tick-c.LastTurn >= s.d.turnDelay {
-		s.applyTurn(id, t)
-		return
-	}
-	if int64(c.QueueLen) < s.cfg.TurnQueue {
-		c.Queue[c.QueueLen] = t
-		c.QueueLen++
-	}
-}
-
-// applyTurn closes the open segment into a wall and heads the cycle 90 degrees
-// to the left (t = 1) or right (t = -1), losing speed as Armagetron's cycles do.
-// Deviation: Armagetron grants the server a 0.95 bonus on the turn delay so
-// that timing noise never rejects a turn; with one shared tick clock there is
-// no such noise, so the delay is exact (rounded up to whole ticks).
-func (s *State) applyTurn(id int, t int8) {
-	c := &s.c.Cycles[id]
-	s.closeSegment(id)
-	c.Dir = uint8(int8(c.Dir)+t) & 3
-	c.Speed = max(s.d.minSpeed, c.Speed*s.cfg.TurnSpeed/Unit)
-	c.LastTurn = s.c.Tick
 }
 
 // closeSegment turns the open segment into a wall (if it has any length) and
@@ -100,9 +77,9 @@ func (s *State) applyTurn(id int, t int8) {
 func (s *State) closeSegment(id int) {
 	c := &s.c.Cycles[id]
 	if c.X != c.TurnX || c.Y != c.TurnY {
-		s.addWall(c.openWall(id))
+		s.addWall(c.openWall(id, s.c.Tick))
 	}
-	c.TurnX, c.TurnY, c.SegOdo = c.X, c.Y, c.Odo
+	c.TurnX, c.TurnY, c.SegOdo, c.SegTick = c.X, c.Y, c.Odo, s.c.Tick
 }
 
 func (s *State) addWall(w Wall) {
@@ -111,8 +88,18 @@ func (s *State) addWall(w Wall) {
 	s.grid.add(&s.walls[len(s.walls)-1], idx)
 	s.c.WallCount++
 	h := s.c.WallHash
-	for _, v := range [...]uint64{uint64(w.X1), uint64(w.Y1), uint64(w.X2), uint64(w.Y2), uint64(w.Odo), uint64(w.Owner)} {
+	for _, v := range [...]uint64{uint64(w.X1), uint64(w.Y1), uint64(w.X2), uint64(w.Y2), uint64(w.Odo), uint64(w.T1), uint64(w.T2), uint64(w.Owner)} {
 		h = mix(h, v)
 	}
 	s.c.WallHash = h
+}
+
+// addHole appends a hole (see Hole).
+func (s *State) addHole(h Hole) {
+	o := &s.c.Cycles[h.Owner]
+	h.prev = o.lastHole
+	s.holes = append(s.holes, h)
+	s.c.HoleCount++
+	o.lastHole = s.c.HoleCount
+	s.c.WallHash = mix(mix(mix(s.c.WallHash, uint64(h.From)), uint64(h.To)), uint64(h.Owner)|1<<8)
 }

@@ -22,6 +22,7 @@ import (
 
 	"webtron/clock"
 	"webtron/server"
+	"webtron/settings"
 	"webtron/web"
 )
 
@@ -33,7 +34,7 @@ func init() {
 // variable named beside it (the flag wins when both are given).
 type serveFlags struct {
 	addr, charity, rule, data, origin string
-	pprof                             string
+	pprof, settings                   string
 	tlsCert, tlsKey                   string
 	webtransport                      bool
 	tickRate                          int64
@@ -97,7 +98,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.BoolVar(&f.webtransport, "webtransport", true, "also serve WebTransport (HTTP/3) on UDP at the --addr port")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "WebTransport certificate (PEM); without it a self-signed one is made and renewed, its hash served at /api/transport")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "key of --tls-cert (PEM)")
-	env := map[string]string{"addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
+	fs.StringVar(&f.settings, "settings", "", "Armagetron-format settings file (`webtron settings` lists them); flags given explicitly win over its TICK_RATE, BOTS, SEATS, MAX_CLIENTS")
+	env := map[string]string{"settings": "WEBTRON_SETTINGS", "addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
 		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS",
 		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
 		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF",
@@ -110,6 +112,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 type serveOptions struct {
 	addr, pprof  string
 	webtransport bool
+	warnings     []string // from the settings file, logged once the logger exists
 }
 
 // parseServe reads flags and environment into a server configuration.
@@ -138,6 +141,10 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 				return server.Config{}, serveOptions{}, fmt.Errorf("invalid value %q for %s (--%s): %v", val, v, name, err)
 			}
 		}
+	}
+	file, err := f.applySettings(fs)
+	if err != nil {
+		return server.Config{}, serveOptions{}, err
 	}
 	charity, err := clock.ParseCharity(f.charity)
 	if err != nil {
@@ -186,7 +193,41 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return server.Config{}, serveOptions{}, fmt.Errorf("--tls-cert and --tls-key go together")
 	}
-	return cfg, serveOptions{addr: f.addr, pprof: f.pprof, webtransport: f.webtransport}, nil
+	opt := serveOptions{addr: f.addr, pprof: f.pprof, webtransport: f.webtransport}
+	if file != nil {
+		cfg.Rules = &file.Sim
+		opt.warnings = file.Warnings
+	}
+	return cfg, opt, nil
+}
+
+// applySettings reads --settings, if given, and takes its server knobs
+// (TICK_RATE, BOTS, SEATS, MAX_CLIENTS) where no flag or environment variable
+// set them.
+func (f *serveFlags) applySettings(fs *flag.FlagSet) (*settings.File, error) {
+	if f.settings == "" {
+		return nil, nil
+	}
+	file, err := settings.Load(f.settings)
+	if err != nil {
+		return nil, fmt.Errorf("--settings: %w", err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true }) // the environment's values count
+	use := func(flagName, key string) bool { return !set[flagName] && file.ServerSet[key] }
+	if use("tick-rate", "TICK_RATE") {
+		f.tickRate = file.Server.TickRate
+	}
+	if use("bots", "BOTS") {
+		f.bots = int(file.Server.Bots)
+	}
+	if use("seats", "SEATS") {
+		f.seats = int(file.Server.Seats)
+	}
+	if use("max-players", "MAX_CLIENTS") {
+		f.maxPlayers = int(file.Server.MaxClients)
+	}
+	return file, nil
 }
 
 // runServe runs the game server until SIGINT or SIGTERM, then closes every
@@ -200,6 +241,9 @@ func runServe(args []string) error {
 		return err
 	}
 	cfg.Logger = newLogger()
+	for _, w := range opt.warnings {
+		cfg.Logger.Warn("webtron: settings", "warning", w)
+	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// Rooms tick 120 times a second: a collection that delays many of
 		// them at once shows as tick lateness. Memory is the cheaper

@@ -1,68 +1,278 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"sort"
 
 	"webtron/bot"
+	"webtron/settings"
 	"webtron/sim"
 )
 
 func init() {
-	commands["sim"] = command{summary: "play a seeded game of bots headless and print the final hash", run: runSim}
+	commands["sim"] = command{summary: "play a headless game: seeded bots, or scripted players (--events); prints the final hash or --json", run: runSim}
 }
 
-// runSim plays --players bots for --ticks ticks from --seed and prints a short
-// summary, then the final state hash in hex as the last line, which tests
-// compare across platforms (native, GOAMD64 levels, WebAssembly).
-func runSim(args []string) error {
+// simFlags are sim's flags.
+type simFlags struct {
+	players, bots      int
+	ticks              int64
+	seed               uint64
+	tickRate           int64
+	quiet, asJSON      bool
+	events, settingsAt string
+}
+
+// runSim plays a headless game and prints a summary. Without --events,
+// --players bots play for --ticks ticks from --seed, and the final state hash
+// in hex is the last line, which tests compare across platforms (native,
+// GOAMD64 levels, WebAssembly). With --events FILE, --players scripted
+// players (humans, each a team of its own) follow FILE's inputs beside
+// --bots bots: a scenario runner for server operators, tests and bug reports.
+func runSim(args []string) error { return simTo(os.Stdout, args) }
+
+// simTo is runSim writing to w.
+func simTo(w io.Writer, args []string) error {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	players := fs.Int("players", 8, "number of bot players (1..32)")
-	ticks := fs.Int64("ticks", 12000, "ticks to simulate")
-	seed := fs.Uint64("seed", 1, "random seed (spawns and bots)")
-	tickRate := fs.Int64("tick-rate", 120, "ticks per second")
-	quiet := fs.Bool("quiet", false, "print only the hash")
+	var f simFlags
+	fs.IntVar(&f.players, "players", 8, "players: bots, or with --events the scripted players (1..32)")
+	fs.IntVar(&f.bots, "bots", 0, "with --events: bots beside the scripted players")
+	fs.Int64Var(&f.ticks, "ticks", 12000, "without --events: ticks to simulate; with --events: the last tick simulated (ticks count from 0, the countdown included)")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed (spawns and bots)")
+	fs.Int64Var(&f.tickRate, "tick-rate", 0, "ticks per second (default: the settings', 120)")
+	fs.BoolVar(&f.quiet, "quiet", false, "print only the hash")
+	fs.BoolVar(&f.asJSON, "json", false, "print the outcome as JSON (see docs/physics.md, scenario runner)")
+	fs.StringVar(&f.events, "events", "", "JSON lines of scripted inputs: {\"tick\": 600, \"player\": 0, \"kind\": \"left\"}; kinds left, right, brake_on, brake_off")
+	fs.StringVar(&f.settingsAt, "settings", "", "Armagetron-format settings file (webtron settings lists them)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if *players < 1 || *players > sim.MaxPlayers {
-		return fmt.Errorf("--players must be 1..%d, got %d", sim.MaxPlayers, *players)
+	scripted := 0
+	if f.events != "" {
+		scripted = f.players
+	} else {
+		f.bots = f.players
 	}
-	if *ticks < 0 {
+	switch {
+	case f.players < 1 || f.players > sim.MaxPlayers:
+		return fmt.Errorf("--players must be 1..%d, got %d", sim.MaxPlayers, f.players)
+	case f.bots < 0 || scripted+f.bots > sim.MaxPlayers:
+		return fmt.Errorf("--bots must be 0..%d beside %d players, got %d", sim.MaxPlayers-scripted, scripted, f.bots)
+	case f.ticks < 0:
 		return errors.New("--ticks must not be negative")
 	}
 	cfg := sim.DefaultConfig()
-	cfg.TickRate = *tickRate
-	s, err := sim.NewState(cfg, *seed)
+	if f.settingsAt != "" {
+		file, err := settings.Load(f.settingsAt)
+		if err != nil {
+			return err
+		}
+		for _, w := range file.Warnings {
+			fmt.Fprintln(os.Stderr, "warning:", w)
+		}
+		cfg = file.Sim
+	}
+	if f.tickRate > 0 {
+		cfg.TickRate = f.tickRate
+	}
+	var script map[int64][]sim.Event
+	if f.events != "" {
+		// Scripted players are humans on teams of their own.
+		cfg.SP.TeamMaxPlayers, cfg.MP.TeamMaxPlayers = 1, 1
+		var err error
+		if script, err = readEvents(f.events, scripted); err != nil {
+			return err
+		}
+	}
+	s, err := sim.NewState(cfg, f.seed)
 	if err != nil {
 		return err
 	}
-	bots := make([]*bot.Bot, *players)
+	bots := make([]*bot.Bot, f.bots)
 	var evs []sim.Event
-	for p := range bots {
-		bots[p] = bot.New(p, *seed+uint64(p))
+	for p := 0; p < scripted; p++ {
+		evs = append(evs, sim.Event{Kind: sim.EvJoin, Player: uint8(p), Arg: sim.JoinHuman})
+	}
+	for k := range bots {
+		p := scripted + k
+		bots[k] = bot.New(p, f.seed+uint64(p))
 		evs = append(evs, sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
 	}
-	for t := int64(0); t < *ticks; t++ {
+	last := f.ticks - 1 // without --events, --ticks counts ticks
+	if script != nil {
+		last = f.ticks
+	}
+	rec := newRecorder(scripted + f.bots)
+	for t := int64(0); t <= last; t++ {
 		for _, b := range bots {
 			evs = b.Decide(s, evs)
 		}
+		evs = append(evs, script[t]...)
 		s.Step(evs)
 		evs = evs[:0]
+		rec.observe(s, t)
 	}
-	if !*quiet {
+	if f.asJSON {
+		return rec.write(w, s, last)
+	}
+	if !f.quiet {
 		round, match := s.Round()
-		fmt.Fprintf(os.Stdout, "ticks %d  match %d  round %d  walls %d\n", s.Tick(), match, round, s.WallCount())
-		for p := range bots {
+		fmt.Fprintf(w, "ticks %d  match %d  round %d  walls %d\n", s.Tick(), match, round, s.WallCount())
+		for p := 0; p < scripted+f.bots; p++ {
 			c := s.Cycle(p)
-			fmt.Fprintf(os.Stdout, "player %2d  score %4d  kills %3d  deaths %3d\n", p, c.Score, c.Kills, c.Deaths)
+			fmt.Fprintf(w, "player %2d  score %4d  kills %3d  deaths %3d\n", p, c.Score, c.Kills, c.Deaths)
 		}
 	}
-	fmt.Fprintf(os.Stdout, "%016x\n", s.Hash())
+	fmt.Fprintf(w, "%016x\n", s.Hash())
 	return nil
+}
+
+// scriptLine is one line of an --events file.
+type scriptLine struct {
+	Tick   *int64  `json:"tick"`
+	Player *int    `json:"player"`
+	Kind   *string `json:"kind"`
+}
+
+// readEvents reads an --events file into events by tick. Each player's
+// events get sequence numbers in the file's order, which orders a player's
+// events within a tick.
+func readEvents(path string, players int) (map[int64][]sim.Event, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--events: %w", err)
+	}
+	defer fh.Close()
+	kinds := map[string]sim.EventKind{"left": sim.EvTurnLeft, "right": sim.EvTurnRight, "brake_on": sim.EvBrakeOn, "brake_off": sim.EvBrakeOff}
+	out := map[int64][]sim.Event{}
+	seq := make([]uint32, players)
+	sc := bufio.NewScanner(fh)
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Bytes()
+		if len(bytes.TrimSpace(text)) == 0 {
+			continue
+		}
+		var l scriptLine
+		dec := json.NewDecoder(bytes.NewReader(text))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			return nil, fmt.Errorf("--events %s:%d: %v", path, line, err)
+		}
+		switch {
+		case l.Tick == nil || l.Player == nil || l.Kind == nil:
+			return nil, fmt.Errorf("--events %s:%d: want {\"tick\", \"player\", \"kind\"}", path, line)
+		case *l.Tick < 0:
+			return nil, fmt.Errorf("--events %s:%d: tick %d is negative", path, line, *l.Tick)
+		case *l.Player < 0 || *l.Player >= players:
+			return nil, fmt.Errorf("--events %s:%d: player %d is not a scripted player (0..%d)", path, line, *l.Player, players-1)
+		}
+		kind, ok := kinds[*l.Kind]
+		if !ok {
+			return nil, fmt.Errorf("--events %s:%d: kind %q is not left, right, brake_on or brake_off", path, line, *l.Kind)
+		}
+		seq[*l.Player]++
+		out[*l.Tick] = append(out[*l.Tick], sim.Event{Kind: kind, Player: uint8(*l.Player), Seq: seq[*l.Player]})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("--events %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// recorder keeps what the JSON outcome reports beyond the final state: each
+// player's turns.
+type recorder struct {
+	turns [][]turnOut
+	last  []int64 // last turn tick seen per player
+}
+
+type turnOut struct {
+	Tick int64   `json:"tick"`
+	X    float64 `json:"x"`
+	Y    float64 `json:"y"`
+}
+
+func newRecorder(n int) *recorder {
+	r := &recorder{turns: make([][]turnOut, n), last: make([]int64, n)}
+	for i := range r.last {
+		r.last[i] = -1 << 62
+	}
+	return r
+}
+
+// observe notes the turns executed in tick t: a turn moves the cycle's last
+// turn tick and starts its open segment at the corner.
+func (r *recorder) observe(s *sim.State, t int64) {
+	for p := range r.turns {
+		c := s.Cycle(p)
+		if lt := c.LastTurn(); lt == t && lt != r.last[p] && c.InRound {
+			r.turns[p] = append(r.turns[p], turnOut{Tick: t, X: metres(c.TurnX), Y: metres(c.TurnY)})
+			r.last[p] = lt
+		}
+	}
+}
+
+type deathOut struct {
+	Tick   int64   `json:"tick"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Cause  string  `json:"cause"`
+	Killer int     `json:"killer"`
+}
+
+type playerOut struct {
+	ID    int       `json:"id"`
+	X     float64   `json:"x"`
+	Y     float64   `json:"y"`
+	Dir   string    `json:"dir"`
+	Speed float64   `json:"speed"`
+	Alive bool      `json:"alive"`
+	Score int64     `json:"score"`
+	Turns []turnOut `json:"turns"`
+	Death *deathOut `json:"death"`
+}
+
+type simOut struct {
+	Ticks   int64       `json:"ticks"`
+	Winner  int         `json:"winner"`
+	Players []playerOut `json:"players"`
+}
+
+// write prints the outcome: `{"ticks", "winner", "players": [...]}`, the
+// field names and values being a contract (docs/physics.md).
+func (r *recorder) write(w io.Writer, s *sim.State, last int64) error {
+	out := simOut{Ticks: last, Winner: s.Winner(), Players: []playerOut{}}
+	for p := range r.turns {
+		c := s.Cycle(p)
+		po := playerOut{ID: p, X: metres(c.X), Y: metres(c.Y), Dir: dirName(c.Dir), Speed: metres(c.Speed),
+			Alive: c.Alive, Score: c.Score, Turns: r.turns[p]}
+		if po.Turns == nil {
+			po.Turns = []turnOut{}
+		}
+		if c.InRound && !c.Alive {
+			po.Death = &deathOut{Tick: c.DeathTick, X: metres(c.X), Y: metres(c.Y), Cause: c.Cause.String(), Killer: int(c.Killer)}
+		}
+		out.Players = append(out.Players, po)
+	}
+	sort.Slice(out.Players, func(i, j int) bool { return out.Players[i].ID < out.Players[j].ID })
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// metres converts micrometres to metres (exact to the micrometre).
+func metres(um int64) float64 { return float64(um) / sim.Meter }
+
+func dirName(d uint8) string {
+	return [...]string{"east", "north", "west", "south"}[d&3]
 }

@@ -23,7 +23,7 @@
 //	  8 TickRate        ticks per second
 //	  9 Arena           arena side, mm
 //	 10 TurnDelayMs     minimum time between turns (lag-o-meter lobes)
-//	 11 DeadWallTicks   a dead cycle's walls vanish this many ticks after death
+//	 11 DeadWallTicks   a dead cycle's walls vanish this many ticks after death (-1 never)
 //	 12 WallsLength     trail length in mm, <= 0 infinite
 //	 13 Cycles          cycle records that follow (always sim.MaxPlayers)
 //	 14 WallTotal       walls this round has now
@@ -203,10 +203,10 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 	w.put(HMatch, match)
 	w.put(HWinner, int64(s.Winner()))
 	w.put(HTickRate, cfg.TickRate)
-	w.put(HArena, mm(cfg.ArenaSize))
+	w.put(HArena, mm(s.Arena())) // the round's: the settings set decides it
 	w.put(HTurnDelayMs, cfg.TurnDelayMs)
-	w.put(HDeadWallTicks, (cfg.DeadWallDelayMs*cfg.TickRate+999)/1000)
-	w.put(HWallsLength, mm(cfg.WallsLength))
+	w.put(HDeadWallTicks, s.DeadWallTicks()) // -1: they stay
+	w.put(HWallsLength, mm(s.WallsLength()))
 	w.put(HCycles, sim.MaxPlayers)
 	w.put(HWallTotal, int64(len(walls)))
 	w.put(HWallFrom, int64(from))
@@ -291,34 +291,26 @@ func putCycle(r words, s *sim.State, id int, c *sim.Cycle) {
 	}
 }
 
-// deathCause tells why cycle id died this round. The simulation keeps only
-// the killer, so the rest is read off the arena: what lies just ahead of the
-// wreck. A head-on crash leaves the other cycle's closed wall there and no
-// killer.
+// deathCause tells why cycle id died this round, from the simulation's
+// Cycle.Cause. CKiller is who is credited: under Armagetron's kill credit a
+// cycle trapped into the rim or its own wall is its trapper's kill too, so a
+// killer may come with any cause (docs/physics.md).
 func deathCause(s *sim.State, id int, c *sim.Cycle) int {
-	switch {
-	case c.Alive || !c.InRound:
+	if c.Alive || !c.InRound {
 		return CauseNone
-	case !c.Present:
-		return CauseLeft
-	case c.Killer >= 0 && int(c.Killer) != id:
-		return CauseKilled
 	}
-	gap, owner := s.Ray(c.X, c.Y, c.Dir, deathReach, id)
-	switch {
-	case gap < 0:
-		return CauseCrash
-	case owner == sim.OwnerRim:
+	switch c.Cause {
+	case sim.CauseLeft:
+		return CauseLeft
+	case sim.CauseWall:
+		return CauseKilled
+	case sim.CauseRim:
 		return CauseRim
-	case owner == id:
+	case sim.CauseOwnWall:
 		return CauseSelf
 	}
 	return CauseCrash
 }
-
-// deathReach is how far ahead of a wreck deathCause looks for what it hit:
-// rubber stops a cycle within centimetres of the wall.
-const deathReach = sim.Meter / 2
 
 // words is a byte slice written as little-endian int32 words.
 type words []byte

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestScenarioRunner runs `webtron sim --events FILE --players 2 --bots 0
+// --json` and checks its contract: field names and values. Two humans play
+// the multiplayer rules, so the duel opens on the square map's first two
+// spawn points, (255, 50) north and (245, 450) south. Player 0 presses left,
+// left, right, right on consecutive ticks: Armagetron buffers all four and
+// runs them CYCLE_DELAY (12 ticks) apart, which leaves it heading north.
+// Player 1 turns right, west, into the rim: a suicide, credited to nobody,
+// and player 0 wins a second later.
+func TestScenarioRunner(t *testing.T) {
+	dir := t.TempDir()
+	events := filepath.Join(dir, "e.jsonl")
+	os.WriteFile(events, []byte(`{"tick": 600, "player": 0, "kind": "left"}
+{"tick": 601, "player": 0, "kind": "left"}
+
+{"tick": 602, "player": 0, "kind": "right"}
+{"tick": 603, "player": 0, "kind": "right"}
+{"tick": 600, "player": 1, "kind": "right"}
+`), 0o644)
+	var out bytes.Buffer
+	if err := simTo(&out, []string{"--events", events, "--players", "2", "--bots", "0", "--json", "--ticks", "1900"}); err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != 3 || raw["ticks"] != 1900.0 || raw["winner"] != 0.0 {
+		t.Fatalf("top level %v, want ticks 1900, winner 0, players", raw)
+	}
+	players := raw["players"].([]any)
+	p0, p1 := players[0].(map[string]any), players[1].(map[string]any)
+	for _, k := range []string{"id", "x", "y", "dir", "speed", "alive", "score", "turns", "death"} {
+		if _, ok := p0[k]; !ok || len(p0) != 9 {
+			t.Fatalf("player keys %v", p0)
+		}
+	}
+	turns := p0["turns"].([]any)
+	if len(turns) != 4 {
+		t.Fatalf("player 0 turns %v, want 4", turns)
+	}
+	for k, want := range []float64{600, 612, 624, 636} {
+		if tr := turns[k].(map[string]any); tr["tick"] != want {
+			t.Fatalf("turn %d at %v, want tick %v", k, tr["tick"], want)
+		}
+	}
+	if tr := turns[0].(map[string]any); tr["x"] != 255.0 {
+		t.Fatalf("first turn at x %v, want 255 (the spawn point's line)", tr["x"])
+	}
+	if p0["id"] != 0.0 || p0["alive"] != true || p0["death"] != nil || p0["score"] != 10.0 || p0["dir"] != "north" {
+		t.Fatalf("player 0: %v", p0)
+	}
+	if s := p0["speed"].(float64); s < 29.9 || s > 30 {
+		t.Fatalf("player 0's speed %v m/s, want about 30", s)
+	}
+	death, _ := p1["death"].(map[string]any)
+	if p1["id"] != 1.0 || p1["alive"] != false || death == nil || death["cause"] != "rim" || death["killer"] != -1.0 || death["x"] != 0.0 || p1["score"] != -4.0 || p1["dir"] != "west" {
+		t.Fatalf("player 1: %v", p1)
+	}
+	if tick := death["tick"].(float64); tick < 1000 || tick > 1900-120 {
+		t.Fatalf("player 1 died at tick %v", tick)
+	}
+}
+
+func TestScenarioRunnerErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ file, want string }{
+		{`{"tick": 1, "player": 0, "kind": "jump"}`, "e.jsonl:1: kind \"jump\""},
+		{"\n{\"tick\": 1, \"player\": 3, \"kind\": \"left\"}", "e.jsonl:2: player 3 is not a scripted player"},
+		{`{"tick": 1, "kind": "left"}`, "e.jsonl:1: want"},
+		{`{"tick": -1, "player": 0, "kind": "left"}`, "negative"},
+		{`not json`, "e.jsonl:1:"},
+	} {
+		events := filepath.Join(dir, "e.jsonl")
+		os.WriteFile(events, []byte(c.file), 0o644)
+		err := simTo(&bytes.Buffer{}, []string{"--events", events, "--players", "2", "--json", "--ticks", "10"})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error containing %q", c.file, err, c.want)
+		}
+	}
+}

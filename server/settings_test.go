@@ -1,0 +1,43 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"webtron/settings"
+	"webtron/sim"
+)
+
+// TestSettingsEndpoint: /api/settings lists the rules the rooms play by and
+// the server's knobs, as `webtron settings` does.
+func TestSettingsEndpoint(t *testing.T) {
+	s := newTestServer(t, func(c *Config) {
+		c.Bots = 2
+		c.Rules.BaseSpeed = 40 * sim.Meter
+	})
+	resp, err := http.Get(s.ts.URL + "/api/settings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list []settings.Entry
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]settings.Entry{}
+	for _, e := range list {
+		got[e.Name] = e
+	}
+	for name, want := range map[string]string{"CYCLE_SPEED": "40", "ARENA_SIZE": "50", "BOTS": "2", "TICK_RATE": "120", "SP_SIZE_FACTOR": "0", "SIZE_FACTOR": "0"} {
+		if got[name].Value != want {
+			t.Errorf("%s = %q, want %q", name, got[name].Value, want)
+		}
+	}
+	if e := got["CYCLE_SPEED"]; e.Default != "30" || e.Unit != "m/s" || e.Meaning == "" {
+		t.Errorf("CYCLE_SPEED entry %+v", e)
+	}
+	if len(list) != len(settings.List(sim.DefaultConfig(), settings.DefaultServer())) {
+		t.Errorf("%d entries, want every setting", len(list))
+	}
+}

@@ -1,0 +1,147 @@
+// Package settings reads Armagetron Advanced's settings format (a `NAME value`
+// line per setting, as in its settings.cfg and settings_dedicated.cfg) into
+// the simulation's rules (sim.Config) and the server-level knobs, and lists
+// every setting with its default and meaning (`webtron settings`,
+// /api/settings).
+//
+// The format, as Armagetron reads it: names are case-insensitive, a line whose
+// first word starts with # is a comment, and anything after the value is
+// ignored. Values are decimals in Armagetron's units (metres, seconds, m/s,
+// plain ratios) and become the simulation's integers by rounding to the
+// setting's resolution, half away from zero: micrometres, milliseconds,
+// millionths. An unknown name is a warning naming it; a value that is not a
+// number, or out of the simulation's bounds, is an error naming the line.
+package settings
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"webtron/sim"
+)
+
+// Server holds the server-level knobs a settings file may set.
+type Server struct {
+	TickRate   int64 // TICK_RATE (Webtron): simulation ticks per second
+	Bots       int64 // BOTS (Webtron): bots per room, giving their seats to humans between rounds
+	Seats      int64 // SEATS (Webtron): cycles per room, humans and bots
+	MaxClients int64 // MAX_CLIENTS (Armagetron's): connections at once, spectators included
+}
+
+// DefaultServer returns the server knobs' defaults (`webtron serve`'s).
+func DefaultServer() Server { return Server{TickRate: 120, Bots: 3, Seats: 8, MaxClients: 2000} }
+
+// File is a parsed settings file.
+type File struct {
+	Sim    sim.Config // sim.DefaultConfig with the file's settings applied
+	Server Server     // DefaultServer with the file's knobs applied
+	// ServerSet names the server knobs the file set (TICK_RATE, BOTS,
+	// SEATS, MAX_CLIENTS): a command line flag given explicitly wins over
+	// them.
+	ServerSet map[string]bool
+	Warnings  []string // unknown or unsupported names, with file and line
+}
+
+// ErrSettings is wrapped by every error Parse returns.
+var ErrSettings = errors.New("settings")
+
+// Load reads the settings file at path.
+func Load(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSettings, err)
+	}
+	defer f.Close()
+	return Parse(f, path)
+}
+
+// Parse reads settings from r; name is the file's name in messages.
+func Parse(r io.Reader, name string) (*File, error) {
+	out := &File{Sim: sim.DefaultConfig(), Server: DefaultServer(), ServerSet: map[string]bool{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	table := byName()
+	for line := 1; sc.Scan(); line++ {
+		words := strings.Fields(sc.Text())
+		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
+			continue
+		}
+		key := strings.ToUpper(words[0])
+		where := fmt.Sprintf("%s:%d", name, line)
+		s, ok := table[key]
+		if !ok {
+			why := "not a Webtron setting"
+			if reason, known := unsupported(key); known {
+				why = reason
+			}
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: %s: %s (ignored)", where, key, why))
+			continue
+		}
+		if len(words) < 2 || strings.HasPrefix(words[1], "#") {
+			return nil, fmt.Errorf("%w: %s: %s has no value", ErrSettings, where, key)
+		}
+		v, err := parseValue(words[1], s.unit)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %s %s: %v", ErrSettings, where, key, words[1], err)
+		}
+		if err := s.check(v); err != nil {
+			return nil, fmt.Errorf("%w: %s: %s %s: %v", ErrSettings, where, key, words[1], err)
+		}
+		*s.field(&out.Sim, &out.Server) = v
+		if s.server {
+			out.ServerSet[key] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrSettings, name, err)
+	}
+	out.Sim.TickRate = out.Server.TickRate
+	if err := out.Sim.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrSettings, name, err)
+	}
+	return out, nil
+}
+
+// Entry is one setting as `webtron settings` and /api/settings show it.
+type Entry struct {
+	Name    string `json:"name"`    // Armagetron's name (or Webtron's own, for settings Armagetron lacks)
+	Value   string `json:"value"`   // in force, in Armagetron's units
+	Default string `json:"default"` // Webtron's default
+	Unit    string `json:"unit"`    // m, s, m/s, m/s^2, /s, or empty for counts and ratios
+	Meaning string `json:"meaning"` // one line
+}
+
+// List returns every setting, in the order of Armagetron's settings.cfg
+// groups, with the values of cfg and srv.
+func List(cfg sim.Config, srv Server) []Entry {
+	def, defSrv := sim.DefaultConfig(), DefaultServer()
+	var out []Entry
+	for _, s := range all() {
+		out = append(out, Entry{
+			Name:    s.name,
+			Value:   formatFixed(*s.field(&cfg, &srv), s.unit.scale),
+			Default: formatFixed(*s.field(&def, &defSrv), s.unit.scale),
+			Unit:    s.unit.name,
+			Meaning: s.meaning,
+		})
+	}
+	return out
+}
+
+// Write writes entries as a settings file that Parse reads back: a comment
+// line with the meaning, then the `NAME value` line.
+func Write(w io.Writer, entries []Entry) error {
+	bw := bufio.NewWriter(w)
+	for _, e := range entries {
+		unit := ""
+		if e.Unit != "" {
+			unit = " (" + e.Unit + ")"
+		}
+		fmt.Fprintf(bw, "# %s%s\n%s %s\n", e.Meaning, unit, e.Name, e.Value)
+	}
+	return bw.Flush()
+}

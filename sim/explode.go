@@ -1,0 +1,208 @@
+package sim
+
+import "math/bits"
+
+// Explosions, as Armagetron's gExplosion: a dying cycle explodes where it
+// stopped, and the blast blows holes into every trail it reaches, its own
+// included. The radius grows to EXPLOSION_RADIUS in five steps over 0.2 s
+// (step k at int(5 t / 0.2 s) + 1, radius R sqrt(k/5)); at each step the blast
+// removes the part of every wall inside that radius that was built by then.
+// A wall laid later through the hole is not touched. Armagetron's blast lives
+// 4 s but only cuts at its steps, so nothing happens after the first 0.2 s.
+
+// explosionSteps is gExplosion::expansionSteps.
+const explosionSteps = 5
+
+// explode runs this tick's explosion steps.
+func (s *State) explode() {
+	rad := s.dv().explosion
+	if rad <= 0 {
+		return
+	}
+	for i := range s.c.Cycles {
+		c := &s.c.Cycles[i]
+		if !c.InRound || c.Alive {
+			continue
+		}
+		age := s.c.Tick - c.DeathTick
+		if age < 0 || age > s.cfg.TickRate/5+1 {
+			continue
+		}
+		k := s.blastStep(age)
+		if age > 0 && k == s.blastStep(age-1) {
+			continue
+		}
+		// R sqrt(k/5), with the square root taken in Unit.
+		r := rad * isqrt(k*Unit*Unit/explosionSteps) / Unit
+		s.blast(c.X, c.Y, r)
+	}
+}
+
+// blastStep is the expansion step of an explosion age ticks old: 1 at once,
+// then one more every 0.04 s, at most explosionSteps.
+func (s *State) blastStep(age int64) int64 {
+	return min(explosionSteps, age*explosionSteps*5/s.cfg.TickRate+1)
+}
+
+// blast cuts holes of radius r around (x, y) into every wall standing now:
+// the closed walls of the round and the open segments of living cycles.
+func (s *State) blast(x, y, r int64) {
+	cx0, cy0, cx1, cy1 := s.grid.cellRange(x-r, y-r, x+r, y+r)
+	for cy := cy0; cy <= cy1; cy++ {
+		for cx := cx0; cx <= cx1; cx++ {
+			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
+				w := &s.walls[int64(idx)-s.wallBase]
+				// A wall is listed in every cell it crosses: cut it only in
+				// the cell of its point nearest the blast.
+				nx, ny := nearest(w, x, y)
+				if s.grid.clamp(nx) == cx && s.grid.clamp(ny) == cy {
+					s.cut(w, x, y, r)
+				}
+			}
+		}
+	}
+	for i := range s.c.Cycles {
+		if c := &s.c.Cycles[i]; c.Alive {
+			w := c.openWall(i, s.c.Tick)
+			s.cut(&w, x, y, r)
+		}
+	}
+}
+
+// nearest returns the point of w nearest to (x, y).
+func nearest(w *Wall, x, y int64) (int64, int64) {
+	return min(max(x, min(w.X1, w.X2)), max(w.X1, w.X2)), min(max(y, min(w.Y1, w.Y2)), max(w.Y1, w.Y2))
+}
+
+// cut records the hole a blast of radius r at (x, y) makes in w, if any.
+func (s *State) cut(w *Wall, x, y, r int64) {
+	var across, along, lo, hi int64 // distance across the wall's line; blast centre and wall span along it
+	if w.Y1 == w.Y2 {
+		across, along, lo, hi = w.Y1-y, x, min(w.X1, w.X2), max(w.X1, w.X2)
+	} else {
+		across, along, lo, hi = w.X1-x, y, min(w.Y1, w.Y2), max(w.Y1, w.Y2)
+	}
+	if across <= -r || across >= r || hi == lo {
+		return
+	}
+	half := isqrt(r*r - across*across)
+	from, to := max(lo, along-half), min(hi, along+half)
+	if from >= to {
+		return
+	}
+	// To the owner's odometer: it grows from (X1,Y1) along the wall.
+	start := w.X1
+	if w.Y1 != w.Y2 {
+		start = w.Y1
+	}
+	a, b := w.Odo+abs(from-start), w.Odo+abs(to-start)
+	s.addHole(Hole{From: min(a, b), To: max(a, b), Owner: w.Owner})
+}
+
+// isqrt returns the integer square root of v >= 0 (rounded down).
+func isqrt(v int64) int64 {
+	if v <= 0 {
+		return 0
+	}
+	x := int64(1) << ((bits.Len64(uint64(v)) + 1) / 2) // at or above the root
+	y := (x + v/x) / 2
+	for y < x {
+		x = y
+		y = (x + v/x) / 2
+	}
+	return x
+}
+
+// ownerHoles calls f with each hole in owner's trail this round, newest
+// first, until f returns false. Holes are chained by owner (Hole.prev), so
+// this costs as many holes as the owner's trail has.
+func (s *State) ownerHoles(owner uint8, f func(h *Hole) bool) {
+	for k := s.c.Cycles[owner].lastHole; k > s.c.RoundHoleStart; {
+		h := &s.holes[k-1-s.holeBase]
+		if !f(h) {
+			return
+		}
+		k = h.prev
+	}
+}
+
+// holed reports whether the round has any hole (most rounds' first seconds
+// have none, and nothing needs to look).
+func (s *State) holed() bool { return s.c.HoleCount > s.c.RoundHoleStart }
+
+// nearBlast reports whether the box [x0,x1] x [y0,y1] comes within
+// EXPLOSION_RADIUS of where a cycle exploded this round: only there can a
+// wall have holes, so elsewhere nothing needs to look at them.
+func (s *State) nearBlast(x0, y0, x1, y1 int64) bool {
+	if !s.holed() {
+		return false
+	}
+	if s.blastStamp != s.c.Tick+1 {
+		s.nblast = 0
+		for i := range s.c.Cycles {
+			if c := &s.c.Cycles[i]; c.InRound && !c.Alive {
+				s.blasts[s.nblast] = [2]int64{c.X, c.Y}
+				s.nblast++
+			}
+		}
+		s.blastStamp = s.c.Tick + 1
+	}
+	r := s.dv().explosion
+	for _, b := range s.blasts[:s.nblast] {
+		if b[0] >= x0-r && b[0] <= x1+r && b[1] >= y0-r && b[1] <= y1+r {
+			return true
+		}
+	}
+	return false
+}
+
+// WallPieces appends to out the parts of w that stand now (after the owner's
+// wreck vanished, a finite trail receded, and explosions blew holes) and
+// returns it. Renderers and bots draw these; Step itself tests holes point by
+// point.
+func (s *State) WallPieces(w Wall, out []Wall) []Wall {
+	v, ok := s.visible(w)
+	if !ok {
+		return out
+	}
+	if !s.nearBlast(min(v.X1, v.X2), min(v.Y1, v.Y2), max(v.X1, v.X2), max(v.Y1, v.Y2)) {
+		return append(out, v)
+	}
+	length := abs(v.X2-v.X1) + abs(v.Y2-v.Y1)
+	dx, dy := sign(v.X2-v.X1), sign(v.Y2-v.Y1)
+	// The owner's holes that reach into v, on the stack while they are few.
+	var buf [16]Hole
+	holes := buf[:0]
+	s.ownerHoles(v.Owner, func(h *Hole) bool {
+		if h.To > v.Odo && h.From < v.Odo+length {
+			holes = append(holes, *h)
+		}
+		return true
+	})
+	for at := int64(0); at < length; {
+		for jumped := true; jumped; { // over the holes at this point
+			jumped = false
+			for k := range holes {
+				if h := &holes[k]; h.From-v.Odo <= at && h.To-v.Odo > at {
+					at, jumped = h.To-v.Odo, true
+				}
+			}
+		}
+		if at >= length {
+			break
+		}
+		next := length // to the next hole
+		for k := range holes {
+			if h := &holes[k]; h.From-v.Odo > at && h.From-v.Odo < next {
+				next = h.From - v.Odo
+			}
+		}
+		p := v
+		p.X1, p.Y1 = v.X1+dx*at, v.Y1+dy*at
+		p.X2, p.Y2 = v.X1+dx*next, v.Y1+dy*next
+		p.Odo = v.Odo + at
+		out = append(out, p)
+		at = next
+	}
+	return out
+}
