@@ -58,7 +58,11 @@ func dialLink(ctx context.Context, opt Options) (link, error) {
 	case "", WebSocket:
 		return dialWS(ctx, opt)
 	case WebTransport:
-		wctx, cancel := context.WithTimeout(ctx, fallbackAfter)
+		wait := opt.Fallback
+		if wait <= 0 {
+			wait = fallbackAfter
+		}
+		wctx, cancel := context.WithTimeout(ctx, wait)
 		l, err := dialWT(wctx, opt)
 		cancel()
 		if err == nil {

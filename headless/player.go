@@ -35,6 +35,9 @@ type Options struct {
 	// Transport is WebSocket (the default) or WebTransport, which falls back
 	// to the WebSocket as the browser does (Player.Transport tells which).
 	Transport string
+	// Fallback is how long the WebTransport attempt may take before the
+	// WebSocket is used instead (default 1 s, as the browser).
+	Fallback time.Duration
 }
 
 // Player is one headless client connection.
