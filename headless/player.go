@@ -93,8 +93,11 @@ func (p *Player) readLoop() {
 			return
 		}
 		buf = msg
+		// Timed at its arrival, not when a frame in progress lets go of the
+		// session (as the browser stamps messages in its worker).
+		at := p.now()
 		p.mu.Lock()
-		err = p.sess.Receive(p.now(), msg)
+		err = p.sess.ReceiveAt(at, p.now(), msg)
 		if p.welcome == 0 && p.sess.Started() {
 			p.welcome = len(msg)
 			close(p.welcomed)
