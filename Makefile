@@ -1,13 +1,14 @@
 # Webtron: `make run` builds everything and starts a playable server on
 # http://localhost:8080 (bots on); `make test` runs the whole test suite,
-# installing what it needs (npm packages, Chromium) on a fresh machine.
+# installing what it needs (npm packages, Chromium, nats-server) on a fresh
+# machine.
 GO       ?= go
 BIN      := bin/webtron
 WASMEXEC := $(shell $(GO) env GOROOT)/lib/wasm
 # The packages whose code the browser runs: their tests also run under js/wasm.
 WASM_PKGS := ./sim/ ./bot/ ./history/ ./client/ ./proto/ ./clock/
 
-.PHONY: all build web run test test-native test-amd64 test-wasm test-browser vet bench chromium
+.PHONY: all build web run test test-native test-amd64 test-wasm test-browser vet bench chromium nats-server
 
 all: build
 
@@ -28,7 +29,9 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go') && echo "gofmt needed" && exit 1)
 	$(GO) vet ./...
 
-test-native:
+# The cluster tests run three Debian nats-server processes (installed when
+# missing) beside the embedded ones.
+test-native: nats-server
 	$(GO) test -count=1 ./...
 
 # The golden hashes must not depend on the instruction set level.
@@ -48,6 +51,9 @@ test-browser: chromium
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || ./scripts/install-chromium.sh
+
+nats-server:
+	@command -v nats-server >/dev/null 2>&1 || ./scripts/install-nats-server.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./sim/ ./bot/ ./history/ ./proto/ ./vnet/

@@ -34,6 +34,7 @@ type RoomInfo struct {
 	Players    int    `json:"players"`
 	Bots       int    `json:"bots"`
 	Spectators int    `json:"spectators"`
+	Node       string `json:"node,omitempty"` // the node that holds it (cluster only)
 }
 
 // Rooms lists the open rooms, sorted by name, with their population as of
@@ -53,7 +54,7 @@ func (s *Server) Rooms() []RoomInfo {
 func (s *Server) serveRooms(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	json.NewEncoder(w).Encode(s.Rooms())
+	json.NewEncoder(w).Encode(s.lobby())
 }
 
 // serveSettings lists every setting the rooms play by (package settings:
@@ -70,7 +71,7 @@ func (s *Server) serveSettings(w http.ResponseWriter, _ *http.Request) {
 // down so that traffic moves elsewhere before the connections close.
 func (s *Server) serveHealth(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
-	closing := s.closing
+	closing := s.closing || s.cl != nil && s.cl.draining.Load()
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	if closing {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"webtron/clock"
+	"webtron/cluster"
 	"webtron/proto"
 	"webtron/sim"
 )
@@ -81,6 +82,10 @@ type Config struct {
 	// Rules, when set, replaces Armagetron's default rules (arena size,
 	// speeds, round timings); its TickRate is replaced by TickRate.
 	Rules *sim.Config
+	// Cluster, when set, makes this server one node of many sharing a
+	// lobby (server/cluster.go); nil is a single node without NATS.
+	// Its Logger, OnLost and Status are the server's own.
+	Cluster *cluster.Options
 }
 
 // ErrConfig is wrapped by every configuration error.

@@ -78,6 +78,9 @@ type conn struct {
 	lastRecv atomic.Int64 // server clock (ns) of the last message received
 	joined   atomic.Bool  // the room has handled this connection's Hello
 	host     *roomHost    // the room joined; set by the reader before the join is sent
+	up       *upstream    // instead of host: the proxy to another node's room (cluster.go)
+	hop      int          // nodes this join came through (cluster.go's hopHeader)
+	remote   string       // the client's address, passed on by the proxy
 	finished chan struct{}
 }
 

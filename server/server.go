@@ -39,6 +39,7 @@ type Server struct {
 	nextConn   atomic.Uint64
 	wt         atomic.Pointer[wtServer] // set by ServeWebTransport
 	nextSeed   uint64
+	cl         *clusterNode // nil for a single node (cluster.go)
 }
 
 // New makes a server from cfg (see Config.Defaults).
@@ -52,6 +53,12 @@ func New(cfg Config) (*Server, error) {
 	s.metrics = newMetrics(s)
 	s.replays = newReplayWriter(cfg.DataDir, s.log, s.metrics)
 	s.routes()
+	if cfg.Cluster != nil {
+		if err := s.startCluster(); err != nil {
+			s.replays.close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -238,6 +245,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		waitGroup(context.Background(), &s.connWG)
 	}
 	s.replays.close()
+	s.stopCluster()
 	s.log.Info("server: shut down", "replays", s.replays.written.Load(), "cut", cut)
 	return nil
 }

@@ -176,6 +176,7 @@ func (s *Server) serveWT(w http.ResponseWriter, r *http.Request) {
 	qc, _ := r.Context().Value(quicConnKey{}).(*quic.Conn)
 	c := newConn(s, nil, nil)
 	c.addr = addrKey(s.clientAddr(r))
+	c.hop, c.remote = joinHop(r), s.clientAddr(r).String()
 	c.wt = newWTLink(s, sess, qc)
 	s.metrics.conns.WithLabelValues("webtransport").Inc()
 	s.runConn(c)

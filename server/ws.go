@@ -45,6 +45,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	raw, _ := r.Context().Value(rawConnKey{}).(net.Conn)
 	c := newConn(s, ws, raw)
 	c.addr = addrKey(s.clientAddr(r))
+	c.hop, c.remote = joinHop(r), s.clientAddr(r).String()
 	s.metrics.conns.WithLabelValues("websocket").Inc()
 	s.runConn(c)
 }
@@ -62,10 +63,7 @@ func (s *Server) runConn(c *conn) {
 	go c.writeLoop()
 	s.readLoop(c)
 	c.close(reasonClient) // a no-op when the server closed it first
-	if c.host != nil {
-		c.host.deliverLeave(c)
-		s.detach(c)
-	}
+	s.leave(c)
 	<-c.finished
 }
 
@@ -107,7 +105,7 @@ func (s *Server) readLoop(c *conn) {
 			c.close(protocolReason("protocol", fmt.Sprintf("%v is not a client message", m.Type()), websocket.StatusPolicyViolation))
 			return
 		}
-		if c.host == nil {
+		if c.host == nil && c.up == nil {
 			h, ok := m.(*proto.Hello)
 			if !ok {
 				c.close(protocolReason("protocol", fmt.Sprintf("%v before hello", m.Type()), websocket.StatusPolicyViolation))
@@ -119,13 +117,13 @@ func (s *Server) readLoop(c *conn) {
 				return
 			}
 			h.Room = name
-			if _, why := s.attach(c, name); why != nil {
+			if why := s.join(c, name, h); why != nil {
 				c.close(*why)
 				return
 			}
 			hello.Stop()
 		}
-		if !c.host.deliver(inbound{c: c, msg: m, at: now}) {
+		if !s.deliver(c, inbound{c: c, msg: m, at: now}) {
 			return
 		}
 	}

@@ -112,7 +112,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 type serveOptions struct {
 	addr, pprof  string
 	webtransport bool
-	warnings     []string // from the settings file, logged once the logger exists
+	warnings     []string      // from the settings file, logged once the logger exists
+	drain        time.Duration // before Shutdown, for a cluster node
 }
 
 // parseServe reads flags and environment into a server configuration.
@@ -120,7 +121,11 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var f serveFlags
+	var cf clusterFlags
 	env := f.register(fs)
+	for k, v := range cf.register(fs) {
+		env[k] = v
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(os.Stderr)
@@ -193,7 +198,10 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return server.Config{}, serveOptions{}, fmt.Errorf("--tls-cert and --tls-key go together")
 	}
-	opt := serveOptions{addr: f.addr, pprof: f.pprof, webtransport: f.webtransport}
+	if cfg.Cluster, err = cf.options(f.addr, f.data); err != nil {
+		return server.Config{}, serveOptions{}, err
+	}
+	opt := serveOptions{addr: f.addr, pprof: f.pprof, webtransport: f.webtransport, drain: cf.drain}
 	if file != nil {
 		cfg.Rules = &file.Sim
 		opt.warnings = file.Warnings
@@ -292,6 +300,9 @@ func runServe(args []string) error {
 	case <-ctx.Done():
 	}
 	stop() // a second signal kills the process the usual way
+	if cfg.Cluster != nil {
+		drain(srv, opt.drain)
+	}
 	cfg.Logger.Info("webtron: shutting down")
 	shut, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
 	defer cancel()

@@ -95,7 +95,7 @@ export class Lobby {
     if (!this.table) {
       this.table = el("table");
       const head = el("tr");
-      head.append(el("th", "Room"), el("th", "Players"), el("th", "Bots"), el("th", "Watching"), el("th"));
+      head.append(el("th", "Room"), el("th", "Players"), el("th", "Bots"), el("th", "Watching"), el("th", "Server", "node"), el("th"));
       this.table.append(head);
       this.list.replaceChildren(this.table);
     }
@@ -104,7 +104,7 @@ export class Lobby {
     for (const r of rooms) {
       seen.add(r.name);
       const row = this.rows.get(r.name) ?? this.addRow(r.name);
-      const values = [String(r.players), String(r.bots), String(r.spectators)];
+      const values = [String(r.players), String(r.bots), String(r.spectators), r.node];
       values.forEach((v, i) => {
         if (row.cells[i].textContent !== v) row.cells[i].textContent = v;
       });
@@ -118,6 +118,10 @@ export class Lobby {
         this.rows.delete(name);
       }
     }
+    // Several servers share the lobby: the Server column says which one
+    // hosts each room; a single server has no such column.
+    const nodes = rooms.some((r) => r.node !== "");
+    for (const c of this.table.querySelectorAll<HTMLElement>(".node")) c.hidden = !nodes;
   }
 
   private addRow(name: string): { tr: HTMLElement; cells: HTMLElement[] } {
@@ -133,7 +137,7 @@ export class Lobby {
       this.room.value = name;
       this.submit(false);
     });
-    const cells = [el("td"), el("td"), el("td")];
+    const cells = [el("td"), el("td"), el("td"), el("td", "", "node")];
     const td = el("td");
     td.append(go);
     tr.append(el("td", name, "rname"), ...cells, td);

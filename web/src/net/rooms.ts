@@ -5,6 +5,8 @@ export interface RoomSummary {
   players: number;
   bots: number;
   spectators: number;
+  /** The server node hosting the room; empty on a single server. */
+  node: string;
 }
 
 export async function fetchRooms(): Promise<RoomSummary[]> {
@@ -19,6 +21,7 @@ export async function fetchRooms(): Promise<RoomSummary[]> {
       players: Number(r["players"] ?? 0),
       bots: Number(r["bots"] ?? 0),
       spectators: Number(r["spectators"] ?? 0),
+      node: String(r["node"] ?? ""),
     }))
     .filter((r) => r.name !== "");
 }

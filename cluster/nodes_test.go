@@ -1,0 +1,596 @@
+package cluster_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"webtron/client"
+	"webtron/headless"
+)
+
+// The process tests: three `webtron serve` nodes on loopback, 30 rooms of
+// headless players joining through randomly chosen nodes, kill -9 of a node
+// mid-round and of the node leading the lease stream. TestClusterEmbedded
+// lets the nodes form the NATS cluster with their embedded servers;
+// TestClusterDebianNATS runs three Debian nats-server processes (2.9.10)
+// and the nodes join them as clients.
+
+const (
+	testRooms      = 30
+	playersPerRoom = 2
+	// lobbyBound is the issue's bound on a dead node's rooms leaving every
+	// lobby.
+	lobbyBound = 15 * time.Second
+)
+
+func TestClusterEmbedded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	webtronBinary(t)
+	dir := t.TempDir()
+	ports := freePorts(t, 6)
+	var routes []string
+	for i := range 3 {
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", ports[3+i]))
+	}
+	nodes := make([]*node, 3)
+	for i := range nodes {
+		name := fmt.Sprintf("n%d", i+1)
+		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
+		nodes[i] = &node{addr: addr, proc: proc{t: t, name: name, log: filepath.Join(dir, name+".log"),
+			args: nodeArgs(name, addr, filepath.Join(dir, name), "--nats-cluster", fmt.Sprintf("127.0.0.1:%d", ports[3+i]),
+				"--nats-routes", strings.Join(routes, ","))}}
+	}
+	c := &clusterRun{t: t, nodes: nodes, drain: true, leader: func(name string) *proc {
+		for _, n := range nodes {
+			if n.name == name {
+				return &n.proc
+			}
+		}
+		return nil
+	}}
+	c.run()
+}
+
+func TestClusterDebianNATS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	if _, err := exec.LookPath("nats-server"); err != nil {
+		t.Skip("nats-server is not installed (make test installs Debian's: scripts/install-nats-server.sh)")
+	}
+	out, _ := exec.Command("nats-server", "--version").Output()
+	t.Logf("external NATS: %s", strings.TrimSpace(string(out)))
+	webtronBinary(t)
+	dir := t.TempDir()
+	ports := freePorts(t, 9)
+	routes := ports[6:9]
+	var urls []string
+	servers := map[string]*proc{}
+	var all []*proc
+	for i := range 3 {
+		name := fmt.Sprintf("ns%d", i+1)
+		p := natsServer(t, dir, name, ports[3+i], routes[i], routes)
+		servers[name] = p
+		all = append(all, p)
+		urls = append(urls, fmt.Sprintf("nats://127.0.0.1:%d", ports[3+i]))
+	}
+	t.Cleanup(func() {
+		for _, p := range all {
+			p.stop(3 * time.Second)
+		}
+	})
+	nodes := make([]*node, 3)
+	for i := range nodes {
+		name := fmt.Sprintf("n%d", i+1)
+		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
+		// Each node lists its own server first, as on one machine each.
+		mine := append([]string{urls[i]}, slices.Delete(slices.Clone(urls), i, i+1)...)
+		nodes[i] = &node{addr: addr, proc: proc{t: t, name: name, log: filepath.Join(dir, name+".log"),
+			args: nodeArgs(name, addr, filepath.Join(dir, name), "--nats", strings.Join(mine, ","))}}
+	}
+	c := &clusterRun{t: t, nodes: nodes, drain: true, leader: func(name string) *proc { return servers[name] }}
+	c.run()
+}
+
+func nodeArgs(name, addr, data string, extra ...string) []string {
+	return append([]string{binary, "serve", "--addr", addr, "--node-name", name, "--public-url", "http://" + addr,
+		"--data", data, "--bots", "2", "--seats", "4", "--drain-timeout", "5s",
+		// Every player of the test comes from 127.0.0.1.
+		"--max-conns-per-addr", "0", "--rooms-per-addr", "0"}, extra...)
+}
+
+// clusterRun is one run of the scenario over three nodes.
+type clusterRun struct {
+	t      *testing.T
+	nodes  []*node
+	leader func(server string) *proc // the process whose kill loses the stream's leader
+	drain  bool                      // end with a drain (SIGTERM) of a node
+	rng    *rand.Rand
+
+	mu      sync.Mutex
+	players []*tplayer
+}
+
+// tplayer is a headless player and where it went.
+type tplayer struct {
+	*headless.Player
+	room string
+	via  int // index of the node it dialed
+	slot int
+}
+
+func (c *clusterRun) run() {
+	t := c.t
+	c.rng = rand.New(rand.NewPCG(15, 15))
+	for _, n := range c.nodes {
+		n.start()
+	}
+	t.Cleanup(func() {
+		for _, n := range c.nodes {
+			n.stop(8 * time.Second)
+		}
+		for _, n := range c.nodes {
+			if b, _ := os.ReadFile(n.log); bytes.Contains(b, []byte("DATA RACE")) {
+				t.Errorf("%s: data race (WEBTRON_RACE=1 build):\n%s", n.name, b)
+			}
+		}
+		if t.Failed() {
+			for _, n := range c.nodes {
+				t.Logf("--- %s log:\n%s", n.name, n.tail())
+			}
+		}
+	})
+	waitCluster(t, c.nodes, 60*time.Second)
+	ctx := ctxFor(t, 4*time.Minute)
+
+	// 30 rooms, each player through a random node.
+	var first []*tplayer
+	for r := range testRooms {
+		for p := range playersPerRoom {
+			first = append(first, c.dial(ctx, fmt.Sprintf("room-%02d", r+1), fmt.Sprintf("p%d-%d", r+1, p+1), c.rng.IntN(3), nil))
+		}
+	}
+	c.play(ctx, first)
+	own := c.ownersAgreed(c.nodes)
+	perNode := map[string]int{}
+	for _, o := range own {
+		perNode[o]++
+	}
+	t.Logf("rooms per node: %v", perNode)
+	if len(perNode) != 3 {
+		t.Fatalf("30 rooms on %d nodes, want all 3 used: %v", len(perNode), perNode)
+	}
+	c.reachableEverywhere(ctx, own)
+
+	// Kill -9 a node mid-round (not the lease stream's leader: that comes next).
+	time.Sleep(3 * time.Second) // rounds under way
+	leader := c.leaderName()
+	victim := -1
+	for i, n := range c.nodes {
+		if perNode[n.name] > 0 && n.name != leader && (victim < 0 || c.rng.IntN(2) == 0) {
+			victim = i
+		}
+	}
+	if victim < 0 {
+		victim = 0
+	}
+	k := c.nodes[victim]
+	t.Logf("kill -9 %s (%d rooms; lease stream leader %s)", k.name, perNode[k.name], leader)
+	before := c.snapshot()
+	killed := time.Now()
+	k.kill9()
+
+	survivors := slices.DeleteFunc(slices.Clone(c.nodes), func(n *node) bool { return n == k })
+	took := waitFor(t, lobbyBound, "dead node's rooms leave every lobby", func() error {
+		for _, n := range survivors {
+			m, err := owners(n)
+			if err != nil {
+				return err
+			}
+			for room, o := range m {
+				if o == k.name {
+					return fmt.Errorf("%s still lists %s on %s", n.name, room, k.name)
+				}
+			}
+		}
+		return nil
+	})
+	t.Logf("lobby converged %v after the kill", took.Round(10*time.Millisecond))
+	time.Sleep(max(0, 10*time.Second-time.Since(killed)))
+	c.checkUnharmed(first, before, func(p *tplayer) bool { return own[p.room] != k.name && p.via != victim })
+	c.checkTold(first, func(p *tplayer) bool { return own[p.room] == k.name && p.via != victim })
+	c.rejoin(ctx, first, own, k.name, victim)
+
+	// The killed node comes back and takes new rooms (it has the most free
+	// capacity now).
+	k.start()
+	waitCluster(t, c.nodes, 60*time.Second)
+	var fresh []*tplayer
+	for r := range 6 {
+		fresh = append(fresh, c.dial(ctx, fmt.Sprintf("fresh-%d", r+1), fmt.Sprintf("f%d", r+1), c.rng.IntN(3), nil))
+	}
+	c.play(ctx, fresh)
+	own2 := c.ownersAgreed(c.nodes)
+	onK := 0
+	for r := range 6 {
+		if own2[fmt.Sprintf("fresh-%d", r+1)] == k.name {
+			onK++
+		}
+	}
+	if onK == 0 {
+		t.Fatalf("the restarted node %s took none of 6 new rooms: %v", k.name, own2)
+	}
+	t.Logf("restarted %s took %d of 6 new rooms", k.name, onK)
+
+	// Kill the process leading the lease stream: a failover stalls lease
+	// writes for seconds, and no surviving node may lose a room.
+	leader = c.leaderName()
+	lp := c.leader(leader)
+	if lp == nil {
+		t.Fatalf("lease stream leader %q is none of the test's processes", leader)
+	}
+	live := c.livePlayers()
+	own3 := c.ownersAgreed(c.nodes)
+	var dead *node
+	for i, n := range c.nodes {
+		if &n.proc == lp {
+			dead, victim = n, i
+		}
+	}
+	lossesBefore := c.losses()
+	t.Logf("kill -9 %s, the lease stream's leader", leader)
+	before = c.snapshot()
+	lp.kill9()
+	time.Sleep(15 * time.Second) // the stall and then some renewals
+	keep := func(p *tplayer) bool {
+		return dead == nil || own3[p.room] != dead.name && p.via != victim
+	}
+	c.checkUnharmed(live, before, keep)
+	for _, n := range c.nodes {
+		if n == dead || !n.running() {
+			continue
+		}
+		list, err := n.nodes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if list[0].Losses != lossesBefore[n.name] {
+			t.Fatalf("%s lost %d leases in the failover", n.name, list[0].Losses-lossesBefore[n.name])
+		}
+		t.Logf("%s after the failover: %d leases, %d renewals, %d failed renewals, leader now %s",
+			n.name, list[0].Leases, list[0].Renewals, list[0].Failures, list[0].LeaseLeader)
+		m, err := owners(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for room, o := range own3 {
+			if o == n.name && m[room] != n.name {
+				t.Fatalf("%s no longer holds %s after the failover (lobby says %q)", n.name, room, m[room])
+			}
+		}
+	}
+	if c.drain {
+		if dead != nil { // its NATS server too: bring the quorum back first
+			dead.start()
+			waitCluster(t, c.nodes, 60*time.Second)
+		}
+		c.drainOne(ctx)
+	}
+}
+
+// drainOne stops a node holding rooms with SIGTERM: its players are told
+// to rejoin, its rounds are written as replays, and the rooms open again
+// on the other nodes.
+func (c *clusterRun) drainOne(ctx context.Context) {
+	t := c.t
+	own := c.ownersAgreed(c.nodes)
+	var d *node
+	for _, n := range c.nodes {
+		if n.running() && slices.Contains(slices.Collect(maps.Values(own)), n.name) {
+			d = n
+			break
+		}
+	}
+	if d == nil {
+		t.Fatal("no node to drain")
+	}
+	var mine []*tplayer
+	for _, p := range c.livePlayers() {
+		if own[p.room] == d.name {
+			mine = append(mine, p)
+		}
+	}
+	if len(mine) == 0 {
+		t.Fatalf("no player in %s's rooms to drain", d.name)
+	}
+	t.Logf("SIGTERM %s (%d players in its rooms)", d.name, len(mine))
+	start := time.Now()
+	d.stop(20 * time.Second)
+	t.Logf("%s drained and exited in %v", d.name, time.Since(start).Round(10*time.Millisecond))
+	for _, p := range mine {
+		if err := p.Err(); err == nil || !strings.Contains(err.Error(), "rejoining") {
+			t.Fatalf("%s in %s: want a close telling it to rejoin, got %v", p.Name(), p.room, err)
+		}
+	}
+	replays, _ := filepath.Glob(filepath.Join(filepath.Dir(d.log), d.name, "replays", "*", "*"))
+	if len(replays) == 0 {
+		t.Fatalf("%s wrote no replay", d.name)
+	}
+	survivor := -1
+	for i, n := range c.nodes {
+		if n.running() {
+			survivor = i
+		}
+	}
+	var back []*tplayer
+	for _, p := range mine {
+		back = append(back, c.dial(ctx, p.room, p.Name(), survivor, nil))
+	}
+	c.play(ctx, back)
+	waitFor(t, 5*time.Second, "drained rooms listed on other nodes", func() error {
+		after, err := owners(c.nodes[survivor])
+		if err != nil {
+			return err
+		}
+		for _, p := range back {
+			if o := after[p.room]; o == "" || o == d.name {
+				return fmt.Errorf("%s listed on %q", p.room, o)
+			}
+		}
+		return nil
+	})
+	t.Logf("%d players rejoined the drained rooms on other nodes; %d replays written", len(back), len(replays))
+}
+
+// dial connects a player to room through node via, with a reconnect token
+// or none, and waits for its Welcome.
+func (c *clusterRun) dial(ctx context.Context, room, name string, via int, token []byte) *tplayer {
+	c.t.Helper()
+	p, err := headless.Dial(ctx, headless.Options{URL: c.nodes[via].wsURL(), Name: name, Room: room, Token: token,
+		Seed: c.rng.Uint64()})
+	if err != nil {
+		c.t.Fatalf("%s joining %s through %s: %v", name, room, c.nodes[via].name, err)
+	}
+	tp := &tplayer{Player: p, room: room, via: via}
+	c.mu.Lock()
+	c.players = append(c.players, tp)
+	c.mu.Unlock()
+	c.t.Cleanup(func() { p.Close() })
+	return tp
+}
+
+// play waits for the players' Welcomes and drives their frames until the
+// test ends.
+func (c *clusterRun) play(ctx context.Context, ps []*tplayer) {
+	c.t.Helper()
+	list := make([]*headless.Player, len(ps))
+	for i, p := range ps {
+		list[i] = p.Player
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		headless.Run(rctx, list, 0)
+	}()
+	c.t.Cleanup(func() { cancel(); wg.Wait() })
+	for _, p := range ps {
+		wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		err := p.WaitWelcome(wctx)
+		cancel()
+		if err != nil {
+			c.t.Fatalf("%s in %s through %s: no welcome: %v", p.Name(), p.room, c.nodes[p.via].name, err)
+		}
+		p.Inspect(func(s *client.Session) { p.slot = s.You() })
+	}
+}
+
+// ownersAgreed waits until every running node's lobby lists the same
+// owner for every room, and returns it.
+func (c *clusterRun) ownersAgreed(nodes []*node) map[string]string {
+	var agreed map[string]string
+	waitFor(c.t, 10*time.Second, "lobbies agree", func() error {
+		agreed = nil
+		for _, n := range nodes {
+			if !n.running() {
+				continue
+			}
+			m, err := owners(n)
+			if err != nil {
+				return err
+			}
+			if agreed == nil {
+				agreed = m
+				continue
+			}
+			if len(m) != len(agreed) {
+				return fmt.Errorf("%s lists %d rooms, another %d", n.name, len(m), len(agreed))
+			}
+			for r, o := range m {
+				if agreed[r] != o {
+					return fmt.Errorf("%s says %s is on %q, another %q", n.name, r, o, agreed[r])
+				}
+			}
+		}
+		return nil
+	})
+	return agreed
+}
+
+// reachableEverywhere joins every room through every node, as a spectator.
+func (c *clusterRun) reachableEverywhere(ctx context.Context, own map[string]string) {
+	t := c.t
+	for room := range own {
+		for i, n := range c.nodes {
+			p, err := headless.Dial(ctx, headless.Options{URL: n.wsURL(), Name: fmt.Sprintf("watch%d", i), Room: room, Spectate: true})
+			if err != nil {
+				t.Fatalf("%s through %s: %v", room, n.name, err)
+			}
+			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err = p.WaitWelcome(wctx)
+			cancel()
+			p.Close()
+			if err != nil {
+				t.Fatalf("%s is not reachable through %s (node %d): %v", room, n.name, i, err)
+			}
+		}
+	}
+	t.Logf("all %d rooms reachable through all %d nodes", len(own), len(c.nodes))
+}
+
+// progress is what a player has seen so far.
+type progress struct {
+	tick     int64
+	received int64
+}
+
+func (c *clusterRun) snapshot() map[*tplayer]progress {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := map[*tplayer]progress{}
+	for _, p := range c.players {
+		p.Inspect(func(s *client.Session) {
+			var tick int64
+			if st := s.State(); st != nil {
+				tick = st.Tick()
+			}
+			m[p] = progress{tick: tick, received: s.Stats().BytesIn}
+		})
+	}
+	return m
+}
+
+// checkUnharmed fails unless each player that sel picks is still connected,
+// has seen no desync nor protocol error, and has kept playing since before.
+func (c *clusterRun) checkUnharmed(ps []*tplayer, before map[*tplayer]progress, sel func(*tplayer) bool) {
+	c.t.Helper()
+	n := 0
+	for _, p := range ps {
+		if !sel(p) {
+			continue
+		}
+		n++
+		if err := p.Err(); err != nil {
+			c.t.Fatalf("%s in %s through %s was disconnected: %v", p.Name(), p.room, c.nodes[p.via].name, err)
+		}
+		var st client.Stats
+		var tick int64
+		p.Inspect(func(s *client.Session) {
+			st = s.Stats()
+			if s.State() != nil {
+				tick = s.State().Tick()
+			}
+		})
+		if st.Resyncs != 0 || st.ProtocolErrors != 0 {
+			c.t.Fatalf("%s in %s: %d desyncs, %d protocol errors", p.Name(), p.room, st.Resyncs, st.ProtocolErrors)
+		}
+		b := before[p]
+		if tick-b.tick < 120*5 || st.BytesIn <= b.received {
+			c.t.Fatalf("%s in %s stopped playing: tick %d -> %d, bytes in %d -> %d", p.Name(), p.room, b.tick, tick, b.received, st.BytesIn)
+		}
+	}
+	if n == 0 {
+		c.t.Fatal("no player left to check")
+	}
+	c.t.Logf("%d players of the surviving nodes' rooms: 0 disconnects, 0 desyncs, still playing", n)
+}
+
+// checkTold checks that players proxied to the dead node's rooms were told
+// why in words, not merely cut off.
+func (c *clusterRun) checkTold(ps []*tplayer, sel func(*tplayer) bool) {
+	c.t.Helper()
+	for _, p := range ps {
+		if !sel(p) {
+			continue
+		}
+		err := p.Err()
+		if err == nil || !strings.Contains(err.Error(), "went away") {
+			c.t.Fatalf("%s in the dead node's room %s: want a clear message, got %v", p.Name(), p.room, err)
+		}
+	}
+}
+
+// rejoin brings back, each in one attempt through a surviving node, the
+// players the kill cut off: those of live rooms with their reconnect token
+// (they keep their seat), those of the dead node's rooms as newcomers (the
+// page drops a token the new room does not know).
+func (c *clusterRun) rejoin(ctx context.Context, ps []*tplayer, own map[string]string, dead string, deadIdx int) {
+	c.t.Helper()
+	var back []*tplayer
+	var seats []int
+	for _, p := range ps {
+		if own[p.room] != dead && p.via != deadIdx {
+			continue
+		}
+		via := c.rng.IntN(3)
+		for via == deadIdx {
+			via = c.rng.IntN(3)
+		}
+		var token []byte
+		if own[p.room] != dead {
+			p.Inspect(func(s *client.Session) { token = s.Token() })
+		}
+		back = append(back, c.dial(ctx, p.room, p.Name(), via, token))
+		seats = append(seats, p.slot)
+	}
+	c.play(ctx, back)
+	for i, p := range back {
+		if own[p.room] != dead && p.slot != seats[i] {
+			c.t.Fatalf("%s rejoined %s in seat %d, had %d", p.Name(), p.room, p.slot, seats[i])
+		}
+	}
+	c.t.Logf("%d cut-off players rejoined in one attempt each", len(back))
+}
+
+func (c *clusterRun) leaderName() string {
+	for _, n := range c.nodes {
+		if !n.running() {
+			continue
+		}
+		if list, err := n.nodes(); err == nil && list[0].LeaseLeader != "" {
+			return list[0].LeaseLeader
+		}
+	}
+	c.t.Fatal("no node knows the lease stream's leader")
+	return ""
+}
+
+func (c *clusterRun) livePlayers() []*tplayer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []*tplayer
+	for _, p := range c.players {
+		if p.Err() == nil {
+			select {
+			case <-p.Done():
+			default:
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func (c *clusterRun) losses() map[string]uint64 {
+	m := map[string]uint64{}
+	for _, n := range c.nodes {
+		if list, err := n.nodes(); err == nil {
+			m[n.name] = list[0].Losses
+		}
+	}
+	return m
+}

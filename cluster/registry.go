@@ -1,0 +1,257 @@
+package cluster
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// subject carries the heartbeats (core NATS: no JetStream, so they keep
+// flowing while a stream elects a leader).
+const subject = "webtron.nodes"
+
+// RoomInfo is one room of a node's heartbeat.
+type RoomInfo struct {
+	Name       string `json:"name"`
+	Players    int    `json:"players"`
+	Bots       int    `json:"bots"`
+	Spectators int    `json:"spectators"`
+}
+
+// NodeInfo is what a node tells the others every heartbeat, and one entry
+// of /api/nodes. The JSON keys are a contract.
+type NodeInfo struct {
+	Name        string     `json:"name"`
+	Incarnation string     `json:"incarnation"`
+	URL         string     `json:"url"`
+	Rooms       []RoomInfo `json:"rooms"`
+	Players     int        `json:"players"`     // humans seated in this node's rooms
+	Connections int        `json:"connections"` // sockets open on this node, proxied ones included
+	MaxPlayers  int        `json:"max_players"` // its --max-players: the capacity
+	MaxRooms    int        `json:"max_rooms"`
+	Draining    bool       `json:"draining"`
+	Leases      int        `json:"leases"`
+	Renewals    uint64     `json:"lease_renewals"`
+	Failures    uint64     `json:"lease_renewal_failures"`
+	Losses      uint64     `json:"lease_losses"`
+	Ready       bool       `json:"ready"` // its lease bucket is usable
+	// LeaseLeader is the server leading the lease bucket's stream, as this
+	// node last asked (every few seconds): the one whose loss stalls writes.
+	LeaseLeader string `json:"lease_leader"`
+	Gone        bool   `json:"gone,omitempty"` // a goodbye: the node is stopping
+	// SeenAgoMs is how long ago its last heartbeat arrived (in /api/nodes).
+	SeenAgoMs int64 `json:"seen_ago_ms"`
+}
+
+// Free is the node's free capacity for placing a room: player places left,
+// none once it has all the rooms it may hold or is draining.
+func (i *NodeInfo) Free() int {
+	if i.Draining || i.Gone || len(i.Rooms) >= i.MaxRooms {
+		return 0
+	}
+	return max(i.MaxPlayers-i.Connections, 0)
+}
+
+type peer struct {
+	info NodeInfo
+	seen time.Time
+	// pending counts player places promised by rooms placed on this node
+	// since its last heartbeat, so that rooms placed in one burst spread.
+	pending int
+}
+
+// registry is this node's view of the cluster, from heartbeats.
+type registry struct {
+	self  string
+	since time.Time // when the subscription began
+
+	mu    sync.Mutex
+	peers map[string]*peer
+}
+
+func (r *registry) init(self string) {
+	r.self = self
+	r.peers = map[string]*peer{}
+}
+
+func (r *registry) subscribe(n *Node) error {
+	r.since = time.Now()
+	_, err := n.nc.Subscribe(subject, func(m *nats.Msg) {
+		var info NodeInfo
+		if json.Unmarshal(m.Data, &info) != nil || info.Name == "" {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if info.Gone {
+			if p := r.peers[info.Name]; p != nil && p.info.Incarnation == info.Incarnation {
+				delete(r.peers, info.Name)
+			}
+			return
+		}
+		r.peers[info.Name] = &peer{info: info, seen: time.Now()}
+	})
+	if err != nil {
+		return fmt.Errorf("cluster: subscribing to heartbeats: %w", err)
+	}
+	return n.nc.Flush()
+}
+
+// info fills in what the node itself knows.
+func (n *Node) info() NodeInfo {
+	i := n.opt.Status()
+	i.Name, i.Incarnation, i.URL = n.opt.Name, n.inc, n.opt.PublicURL
+	n.leases.mu.Lock()
+	i.Leases = len(n.leases.held)
+	n.leases.mu.Unlock()
+	i.Renewals, i.Failures, i.Losses = n.metrics.Renewals.Load(), n.metrics.RenewFailures.Load(), n.metrics.Losses.Load()
+	i.Ready = n.bucket() != nil
+	if l := n.leader.Load(); l != nil {
+		i.LeaseLeader = *l
+	}
+	if i.Rooms == nil {
+		i.Rooms = []RoomInfo{}
+	}
+	return i
+}
+
+func (n *Node) announceLoop() {
+	defer n.wg.Done()
+	t := time.NewTicker(n.opt.Heartbeat)
+	defer t.Stop()
+	for {
+		n.Announce()
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Announce sends a heartbeat now (the loop sends one every
+// Options.Heartbeat): a node that starts draining says so at once.
+func (n *Node) Announce() {
+	b, err := json.Marshal(n.info())
+	if err != nil {
+		return
+	}
+	n.metrics.HeartbeatBytes.Add(uint64(len(b)))
+	n.nc.Publish(subject, b)
+}
+
+func (r *registry) bye(n *Node) {
+	b, _ := json.Marshal(NodeInfo{Name: n.opt.Name, Incarnation: n.inc, Gone: true})
+	n.nc.Publish(subject, b)
+}
+
+// Nodes returns the live nodes, this one first, then by name. This node's
+// entry is current; the others' are their last heartbeats.
+func (n *Node) Nodes() []NodeInfo {
+	self := n.info()
+	now := time.Now()
+	out := []NodeInfo{self}
+	n.reg.mu.Lock()
+	for name, p := range n.reg.peers {
+		if name == n.opt.Name || now.Sub(p.seen) >= n.opt.DeadAfter {
+			continue
+		}
+		i := p.info
+		i.SeenAgoMs = now.Sub(p.seen).Milliseconds()
+		out = append(out, i)
+	}
+	n.reg.mu.Unlock()
+	slices.SortFunc(out[1:], func(a, b NodeInfo) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Alive reports whether o's holder is alive: the same incarnation of a node
+// heard within DeadAfter. A node that has not itself been listening for
+// DeadAfter, or that has not heard its own heartbeat for that long (cut off
+// from NATS), cannot tell, and answers true: it never takes a room on
+// hearsay.
+func (n *Node) Alive(o Owner) bool {
+	if n.mine(o) {
+		return true
+	}
+	now := time.Now()
+	n.reg.mu.Lock()
+	defer n.reg.mu.Unlock()
+	if now.Sub(n.reg.since) < n.opt.DeadAfter {
+		return true
+	}
+	if me := n.reg.peers[n.opt.Name]; me == nil || now.Sub(me.seen) >= n.opt.DeadAfter {
+		return true
+	}
+	if o.Node == n.opt.Name {
+		return false // a former incarnation of this node
+	}
+	p := n.reg.peers[o.Node]
+	if p == nil || now.Sub(p.seen) >= n.opt.DeadAfter {
+		return false
+	}
+	return p.info.Incarnation == o.Incarnation
+}
+
+// Place picks the node for a new room: the one with the most free capacity,
+// ties (within one room's seats) broken by a hash of the room and node
+// names, so that rooms placed in one burst spread over equal nodes. It
+// returns false when no node has room.
+func (n *Node) Place(room string, seats int) (NodeInfo, bool) {
+	nodes := n.Nodes()
+	n.reg.mu.Lock()
+	defer n.reg.mu.Unlock()
+	free := make([]int, len(nodes))
+	best := 0
+	for i := range nodes {
+		free[i] = nodes[i].Free()
+		if p := n.reg.peers[nodes[i].Name]; p != nil && free[i] > 0 {
+			free[i] = max(free[i]-p.pending, 1)
+		}
+		best = max(best, free[i])
+	}
+	if best == 0 {
+		return NodeInfo{}, false
+	}
+	pick, top := -1, uint64(0)
+	for i := range nodes {
+		if free[i] == 0 || free[i] < best-seats {
+			continue
+		}
+		if h := rendezvous(room, nodes[i].Name); pick < 0 || h > top {
+			pick, top = i, h
+		}
+	}
+	if p := n.reg.peers[nodes[pick].Name]; p != nil {
+		p.pending += seats
+	}
+	return nodes[pick], true
+}
+
+func rendezvous(room, node string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(room))
+	h.Write([]byte{0})
+	h.Write([]byte(node))
+	return h.Sum64()
+}
+
+// Metrics are the node's counters since it started.
+type Metrics struct {
+	Acquired       atomic.Uint64 // leases acquired (created or taken over)
+	Takeovers      atomic.Uint64 // leases taken from dead nodes
+	Renewals       atomic.Uint64 // successful renewals
+	RenewFailures  atomic.Uint64 // renewals that failed without losing the lease
+	Losses         atomic.Uint64 // leases found held by another node
+	HeartbeatBytes atomic.Uint64 // heartbeat payload bytes sent
+}
+
+// Metrics returns the node's counters.
+func (n *Node) Metrics() *Metrics { return &n.metrics }

@@ -1,0 +1,387 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"webtron/cluster"
+	"webtron/proto"
+	"webtron/room"
+	"webtron/sim"
+)
+
+// The server's side of a cluster (package cluster): which node a join goes
+// to, the proxy to rooms of other nodes (proxy.go), fencing of lost leases,
+// draining, the merged lobby and /api/nodes. Without Config.Cluster none of
+// it runs: s.cl is nil and a join attaches to a local room as always.
+
+// clusterNode is the server's membership of a cluster.
+type clusterNode struct {
+	s        *Server
+	node     *cluster.Node
+	draining atomic.Bool
+	proxied  atomic.Int64 // connections proxied to rooms of other nodes
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+// The reasons a cluster closes a connection. Each uses a code the page takes
+// as "try again" (not a fatal one), so the page rejoins by itself and lands
+// wherever the room is now.
+var (
+	reasonMoved     = reason{label: "room_moved", code: proto.CloseShutdown, text: "this room moved to another server: rejoining", status: websocket.StatusGoingAway, tell: true}
+	reasonDrain     = reason{label: "drain", code: proto.CloseShutdown, text: "this server is closing for maintenance: rejoining on another", status: websocket.StatusGoingAway, tell: true}
+	reasonBusy      = reason{label: "cluster_busy", code: proto.CloseOther, text: "the servers are busy settling who hosts this room: try again", status: websocket.StatusTryAgainLater, tell: true}
+	reasonNoNode    = reason{label: "cluster_full", code: proto.CloseRoomFull, text: "every server is full", status: websocket.StatusTryAgainLater, tell: true}
+	reasonOwnerDown = reason{label: "owner_lost", code: proto.CloseShutdown, text: "the server hosting this room went away: rejoining", status: websocket.StatusGoingAway, tell: true}
+)
+
+// hopHeader marks a WebSocket opened by another node's proxy: the node it
+// reaches serves the room itself or refuses, so that a join is proxied
+// once at most (a chain would tie a player to two nodes' lives).
+const hopHeader = "Webtron-Hop"
+
+// maxHops bounds a join's forwards: one, to the owner.
+const maxHops = 1
+
+// startCluster joins the cluster configured in Config.Cluster.
+func (s *Server) startCluster() error {
+	g := &clusterNode{s: s, stop: make(chan struct{}), done: make(chan struct{})}
+	o := *s.cfg.Cluster
+	o.Logger = s.log
+	o.OnLost = func(name string) { s.evict(name, reasonMoved) }
+	o.Status = g.status
+	node, err := cluster.Start(o)
+	if err != nil {
+		return err
+	}
+	g.node = node
+	s.cl = g
+	s.mux.HandleFunc("GET /api/nodes", g.serveNodes)
+	g.registerMetrics(s.metrics.reg)
+	go g.reconcileLoop()
+	s.log.Info("cluster: node started", "node", node.Name(), "url", node.URL())
+	return nil
+}
+
+// status is this node's heartbeat.
+func (g *clusterNode) status() cluster.NodeInfo {
+	s := g.s
+	t := s.population()
+	rooms := s.Rooms()
+	info := cluster.NodeInfo{Rooms: make([]cluster.RoomInfo, len(rooms)), Players: t.players, Connections: t.conns,
+		MaxPlayers: s.cfg.MaxPlayers, MaxRooms: s.cfg.MaxRooms, Draining: g.draining.Load()}
+	for i, r := range rooms {
+		info.Rooms[i] = cluster.RoomInfo{Name: r.Name, Players: r.Players, Bots: r.Bots, Spectators: r.Spectators}
+	}
+	return info
+}
+
+// join attaches c to room name here, or proxies it to the node that holds
+// the room, placing the room first when nobody does.
+func (s *Server) join(c *conn, name string, hello *proto.Hello) *reason {
+	if s.cl == nil {
+		_, why := s.attach(c, name)
+		return why
+	}
+	return s.cl.join(c, name, hello)
+}
+
+// deliver hands a client's message on: to its room here, or up the proxy.
+func (s *Server) deliver(c *conn, in inbound) bool {
+	if c.up != nil {
+		return c.up.send(in.msg)
+	}
+	return c.host.deliver(in)
+}
+
+// leave ends c's membership of its room, here or through the proxy.
+func (s *Server) leave(c *conn) {
+	if c.up != nil {
+		c.up.close()
+	}
+	if c.host != nil {
+		c.host.deliverLeave(c)
+		s.detach(c)
+	}
+}
+
+func (g *clusterNode) join(c *conn, name string, hello *proto.Hello) *reason {
+	s, node := g.s, g.node
+	if node.Holds(name) && s.hasRoom(name) {
+		_, why := s.attach(c, name)
+		return why
+	}
+	select {
+	case <-node.Ready():
+	default:
+		return &reasonBusy
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	owner, held, err := node.Lookup(ctx, name)
+	if err != nil {
+		s.log.Warn("cluster: cannot read a room's lease", "room", name, "err", err)
+		return &reasonBusy
+	}
+	if !held || !node.Alive(owner) {
+		// Nobody alive holds the room: it opens on the node with the most
+		// free capacity, named in the lease by this node, so that the
+		// node's first join finds the room its own.
+		target, ok := node.Place(name, s.cfg.Seats)
+		if !ok {
+			return &reasonNoNode
+		}
+		if owner, err = node.Claim(ctx, name, target); err != nil {
+			s.log.Warn("cluster: cannot take a room's lease", "room", name, "err", err)
+			return &reasonBusy
+		}
+	}
+	if owner.Node == node.Name() && owner.Incarnation == node.Incarnation() {
+		if g.draining.Load() {
+			return &reasonDrain
+		}
+		if err := node.Adopt(name, owner); err != nil {
+			return &reasonBusy
+		}
+		_, why := s.attach(c, name)
+		return why
+	}
+	return g.forward(c, owner.URL, hello)
+}
+
+// hasRoom reports whether room name is open here.
+func (s *Server) hasRoom(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rooms[name] != nil
+}
+
+// evict closes room name here with reason r (its round in progress is
+// written as a replay) and forgets it, so that the next join of that name
+// goes wherever the cluster says.
+func (s *Server) evict(name string, r reason) {
+	s.mu.Lock()
+	h := s.rooms[name]
+	if h == nil || h.reclaimed {
+		s.mu.Unlock()
+		return
+	}
+	delete(s.rooms, name)
+	h.reclaimed = true
+	s.mu.Unlock()
+	s.log.Info("server: room closed", "room", name, "reason", r.label)
+	select {
+	case h.inbox <- inbound{fn: func(*room.Room) {
+		for _, c := range h.conns {
+			c.close(r)
+		}
+		close(h.stop) // the goroutine's next turn writes the replay and ends
+	}}:
+	case <-h.done:
+	}
+}
+
+// reconcileLoop settles rooms and leases every second: a room open here
+// without a lease (a join that raced a loss) takes one or closes; a lease
+// without a room (the room was reclaimed when it emptied) is released.
+func (g *clusterNode) reconcileLoop() {
+	defer close(g.done)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-t.C:
+		}
+		g.reconcile()
+	}
+}
+
+func (g *clusterNode) reconcile() {
+	s, node := g.s, g.node
+	select {
+	case <-node.Ready():
+	default:
+		return
+	}
+	s.mu.Lock()
+	open := make(map[string]bool, len(s.rooms))
+	for name := range s.rooms {
+		open[name] = true
+	}
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	for name := range open {
+		if node.Holds(name) {
+			continue
+		}
+		owner, err := node.Acquire(ctx, name)
+		if err != nil {
+			continue // a stall: keep serving, try again next time
+		}
+		if owner.Node != node.Name() || owner.Incarnation != node.Incarnation() {
+			s.evict(name, reasonMoved)
+		}
+	}
+	for _, name := range node.Held() {
+		if !open[name] && time.Since(node.HeldSince(name)) > 5*time.Second {
+			node.Release(ctx, name)
+		}
+	}
+}
+
+// Drain prepares a cluster node to stop: it stops taking new rooms (and says
+// so, so that joins are placed elsewhere and /healthz answers 503), lets
+// each room's round in progress finish, closes each room when its round is
+// over or when ctx ends (its replay written), with a reason that tells the
+// page to rejoin, and hands its lease on. A single node has nothing to drain.
+func (s *Server) Drain(ctx context.Context) {
+	g := s.cl
+	if g == nil {
+		return
+	}
+	g.draining.Store(true)
+	g.node.Announce()
+	s.log.Info("cluster: draining")
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		hosts := make([]*roomHost, 0, len(s.rooms))
+		for _, h := range s.rooms {
+			hosts = append(hosts, h)
+		}
+		s.mu.Unlock()
+		if len(hosts) == 0 {
+			break
+		}
+		late := ctx.Err() != nil
+		for _, h := range hosts {
+			if late || !h.playing() {
+				s.evict(h.name, reasonDrain)
+				rctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				g.node.Release(rctx, h.name)
+				cancel()
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+	}
+	s.log.Info("cluster: drained")
+}
+
+// playing reports whether h's room has a round in progress (it answers
+// false for a room that is gone).
+func (h *roomHost) playing() bool {
+	ans := make(chan bool, 1)
+	select {
+	case h.inbox <- inbound{fn: func(r *room.Room) {
+		ph, _ := r.State().Phase()
+		ans <- ph == sim.PhasePrepare || ph == sim.PhasePlay
+	}}:
+	case <-h.done:
+		return false
+	}
+	select {
+	case p := <-ans:
+		return p
+	case <-h.done:
+		return false
+	}
+}
+
+// stopCluster hands every lease on and leaves the cluster (Shutdown).
+func (s *Server) stopCluster() {
+	g := s.cl
+	if g == nil {
+		return
+	}
+	close(g.stop)
+	<-g.done
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	for _, name := range g.node.Held() {
+		g.node.Release(ctx, name)
+	}
+	g.node.Close()
+}
+
+// lobby is /api/rooms: this node's rooms and, in a cluster, every live
+// node's, each with the node that holds it.
+func (s *Server) lobby() []RoomInfo {
+	own := s.Rooms()
+	if s.cl == nil {
+		return own
+	}
+	nodes := s.cl.node.Nodes()
+	seen := make(map[string]bool, len(own))
+	for i := range own {
+		own[i].Node = s.cl.node.Name()
+		seen[own[i].Name] = true
+	}
+	for _, n := range nodes[1:] {
+		for _, r := range n.Rooms {
+			if !seen[r.Name] {
+				seen[r.Name] = true
+				own = append(own, RoomInfo{Name: r.Name, Players: r.Players, Bots: r.Bots, Spectators: r.Spectators, Node: n.Name})
+			}
+		}
+	}
+	slices.SortFunc(own, func(a, b RoomInfo) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Node, b.Node))
+	})
+	return own
+}
+
+// serveNodes is /api/nodes: the live nodes, this one first.
+func (g *clusterNode) serveNodes(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(g.node.Nodes())
+}
+
+// Cluster metric names.
+const (
+	MetricClusterNodes   = "webtron_cluster_nodes"
+	MetricCapacity       = "webtron_capacity_players"
+	MetricLeases         = "webtron_leases"
+	MetricLeaseRenewals  = "webtron_lease_renewals_total"
+	MetricLeaseFailures  = "webtron_lease_renewal_failures_total"
+	MetricLeaseLosses    = "webtron_lease_losses_total"
+	MetricLeaseTakeovers = "webtron_lease_takeovers_total"
+	MetricProxied        = "webtron_proxied_connections"
+	MetricHeartbeatBytes = "webtron_cluster_heartbeat_bytes_total"
+)
+
+func (g *clusterNode) registerMetrics(reg *prometheus.Registry) {
+	m := g.node.Metrics()
+	gauge := func(name, help string, f func() float64) {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
+	}
+	counter := func(name, help string, f func() float64) {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f))
+	}
+	gauge(MetricClusterNodes, "Live nodes this node hears, itself included.", func() float64 { return float64(len(g.node.Nodes())) })
+	gauge(MetricCapacity, "This node's capacity (--max-players).", func() float64 { return float64(g.s.cfg.MaxPlayers) })
+	gauge(MetricLeases, "Room leases this node holds.", func() float64 { return float64(len(g.node.Held())) })
+	gauge(MetricProxied, "Connections proxied to rooms of other nodes.", func() float64 { return float64(g.proxied.Load()) })
+	counter(MetricLeaseRenewals, "Lease renewals that succeeded.", func() float64 { return float64(m.Renewals.Load()) })
+	counter(MetricLeaseFailures, "Lease renewals that failed and kept the lease (a stalled JetStream).", func() float64 { return float64(m.RenewFailures.Load()) })
+	counter(MetricLeaseLosses, "Leases found held by another node (their rooms closed here).", func() float64 { return float64(m.Losses.Load()) })
+	counter(MetricLeaseTakeovers, "Leases taken from dead nodes.", func() float64 { return float64(m.Takeovers.Load()) })
+	counter(MetricHeartbeatBytes, "Heartbeat payload bytes sent.", func() float64 { return float64(m.HeartbeatBytes.Load()) })
+}

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"webtron/cluster"
+	"webtron/headless"
+	"webtron/internal/natstest"
+)
+
+// A server as the one node of a cluster on an in-process NATS server: the
+// glue between leases and rooms (fencing, release, drain). The process
+// tests in package cluster run several nodes.
+
+func clusterServer(t *testing.T, url string, mutate func(*Config)) *testServer {
+	t.Helper()
+	s := newTestServer(t, func(c *Config) {
+		c.Cluster = &cluster.Options{Name: "a", PublicURL: "http://127.0.0.1:1", NATS: []string{url}, Replicas: 1,
+			LeaseTTL: 2 * time.Second, Renew: 200 * time.Millisecond, Heartbeat: 100 * time.Millisecond, DeadAfter: 500 * time.Millisecond}
+		if mutate != nil {
+			mutate(c)
+		}
+	})
+	select {
+	case <-s.cl.node.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("lease bucket not ready")
+	}
+	return s
+}
+
+func leaseKey(room string) string { return "r" + base64.RawURLEncoding.EncodeToString([]byte(room)) }
+
+func eventually(t *testing.T, d time.Duration, what string, f func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if f() {
+			return
+		}
+	}
+	t.Fatalf("%s: not within %v", what, d)
+}
+
+// TestClusterLostLeaseClosesRoom: when another node turns out to hold a
+// room's lease, the room closes here and its players are told it moved, so
+// that the page rejoins wherever the room is now.
+func TestClusterLostLeaseClosesRoom(t *testing.T) {
+	url := natstest.Start(t)
+	s := clusterServer(t, url, nil)
+	p := player(t, s.url, headless.Options{Name: "ann", Room: "x"})
+	drive(t, p)
+	if !s.cl.node.Holds("x") {
+		t.Fatal("the room's node holds no lease")
+	}
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	kv, err := js.KeyValue(t.Context(), cluster.Bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := json.Marshal(cluster.Owner{Node: "b", Incarnation: "x", URL: "http://b:1"})
+	if _, err := kv.Put(t.Context(), leaseKey("x"), other); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Done():
+	case <-time.After(3 * time.Second):
+		t.Fatal("the player stayed in a room whose lease is lost")
+	}
+	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "moved") {
+		t.Fatalf("player told %v, want the room moved", err)
+	}
+	if s.hasRoom("x") {
+		t.Fatal("the room is still open here")
+	}
+}
+
+// TestClusterReleasesClosedRoom: a room reclaimed when it empties hands its
+// lease back, so the room is free for any node.
+func TestClusterReleasesClosedRoom(t *testing.T) {
+	url := natstest.Start(t)
+	s := clusterServer(t, url, func(c *Config) { c.EmptyRoomTTL = 200 * time.Millisecond })
+	// A spectator: a player's seat would wait 30 s for its reconnect.
+	p := player(t, s.url, headless.Options{Name: "ann", Room: "y", Spectate: true})
+	p.Close()
+	eventually(t, 10*time.Second, "lease released", func() bool {
+		_, held, err := s.cl.node.Lookup(t.Context(), "y")
+		return err == nil && !held && !s.cl.node.Holds("y")
+	})
+}
+
+// TestClusterDrain: draining closes each room (at its round's end, or here
+// at the deadline) with a reason that tells the player to rejoin, and
+// releases the lease; /healthz answers 503 from the start. (The room closes
+// as at Shutdown, which writes the round in progress: ops_test.go.)
+func TestClusterDrain(t *testing.T) {
+	url := natstest.Start(t)
+	s := clusterServer(t, url, func(c *Config) { c.Bots = 3; c.DataDir = t.TempDir() })
+	p := player(t, s.url, headless.Options{Name: "ann", Room: "z"})
+	drive(t, p)
+	time.Sleep(500 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan struct{})
+	go func() { s.Drain(ctx); close(done) }()
+	eventually(t, time.Second, "healthz 503", func() bool {
+		resp, err := s.ts.Client().Get(s.ts.URL + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 503
+	})
+	<-done
+	select {
+	case <-p.Done():
+	case <-time.After(3 * time.Second):
+		t.Fatal("the player is still connected after the drain")
+	}
+	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "maintenance") {
+		t.Fatalf("player told %v, want the drain's reason", err)
+	}
+	_, held, err := s.cl.node.Lookup(t.Context(), "z")
+	if err != nil || held {
+		t.Fatalf("lease after the drain: held %v, err %v", held, err)
+	}
+}

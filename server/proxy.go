@@ -1,0 +1,140 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"webtron/proto"
+)
+
+// A join of a room that another node holds is proxied: this node keeps the
+// client's WebSocket and opens one of its own to the owner's /ws, and
+// passes messages both ways. The page needs no change and a link works
+// whichever node serves it; the price is a hop and this node's CPU for
+// the copy (docs/deploy.md weighs it against a redirect). Messages from the
+// client are checked here as for a local room (rate, size, decoding) before
+// they go on; the owner's go to the client through the connection's usual
+// writer, so a slow client is dropped here, not at the owner.
+
+// upstream is a proxied connection's socket to the owner.
+type upstream struct {
+	g    *clusterNode
+	c    *conn
+	ws   *websocket.Conn
+	once sync.Once
+	done chan struct{} // closed when the reader has stopped
+}
+
+// serverMax is the largest message a server sends: the proxy's read limit.
+var serverMax = func() int {
+	n := 0
+	for t := proto.Type(1); t < 32; t++ {
+		if t.FromServer() {
+			n = max(n, proto.MaxSize(t))
+		}
+	}
+	return n
+}()
+
+// forward proxies c to the node at base (its public URL), sending hello
+// first. On failure the client is told to try again: the owner may have
+// died, and the next attempt finds the room taken over.
+func (g *clusterNode) forward(c *conn, base string, hello *proto.Hello) *reason {
+	if c.hop >= maxHops {
+		return &reasonBusy
+	}
+	u := "ws" + strings.TrimPrefix(base, "http") + "/ws"
+	h := http.Header{hopHeader: {strconv.Itoa(c.hop + 1)}}
+	if c.remote != "" {
+		h.Set("X-Forwarded-For", c.remote)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: h})
+	if err != nil {
+		g.s.log.Warn("cluster: cannot reach a room's node", "url", u, "err", err)
+		return &reasonOwnerDown
+	}
+	ws.SetReadLimit(int64(serverMax))
+	b, err := proto.Marshal(hello)
+	if err == nil {
+		err = ws.Write(ctx, websocket.MessageBinary, b)
+	}
+	if err != nil {
+		ws.CloseNow()
+		return &reasonOwnerDown
+	}
+	up := &upstream{g: g, c: c, ws: ws, done: make(chan struct{})}
+	c.up = up
+	g.proxied.Add(1)
+	go up.readLoop()
+	return nil
+}
+
+// readLoop passes the owner's messages to the client until either side ends.
+func (u *upstream) readLoop() {
+	defer close(u.done)
+	defer u.g.proxied.Add(-1)
+	for {
+		_, b, err := u.ws.Read(context.Background())
+		if err != nil {
+			u.ended(err)
+			return
+		}
+		if !u.c.enqueue([][]byte{b}) {
+			u.ws.CloseNow()
+			return
+		}
+	}
+}
+
+// ended closes the client after the owner's socket ended. The owner's own
+// reason (an Error message, already passed on) comes with a close status,
+// which the client gets too; a socket cut without one means the owner is
+// gone, and the client hears so.
+func (u *upstream) ended(err error) {
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		u.c.close(reason{label: "upstream", status: ce.Code, text: ce.Reason})
+		return
+	}
+	u.c.close(reasonOwnerDown) // a no-op when the client closed first
+}
+
+// send passes one of the client's messages to the owner; false ends the
+// client's reading (the upstream is gone).
+func (u *upstream) send(m proto.Message) bool {
+	b, err := proto.Marshal(m)
+	if err != nil {
+		u.c.close(protocolReason("protocol", err.Error(), websocket.StatusPolicyViolation))
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), u.c.srv.cfg.WriteTimeout)
+	defer cancel()
+	if err := u.ws.Write(ctx, websocket.MessageBinary, b); err != nil {
+		u.c.close(reasonOwnerDown)
+		return false
+	}
+	return true
+}
+
+// close ends the upstream when the client has gone.
+func (u *upstream) close() {
+	u.once.Do(func() {
+		u.ws.Close(websocket.StatusNormalClosure, "client left")
+		<-u.done
+	})
+}
+
+// joinHop reads how many nodes a join came through.
+func joinHop(r *http.Request) int {
+	hop, _ := strconv.Atoi(r.Header.Get(hopHeader))
+	return min(max(hop, 0), maxHops)
+}
