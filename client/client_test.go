@@ -218,6 +218,44 @@ func TestPingsAnsweredInFrames(t *testing.T) {
 	}
 }
 
+// TestExchangeAfterAdvance: a host that advances, then exchanges at a later
+// reading, reports the whole hold of the server's ping, and stamps its own
+// ping with the later reading: the simulation's time between is not network.
+func TestExchangeAfterAdvance(t *testing.T) {
+	s := started(t, false)
+	now := time.Duration(0)
+	for range 40 {
+		now += 4 * time.Millisecond
+		s.Update(now)
+	}
+	outgoing(t, s)
+	arrival := now + time.Millisecond
+	recv(t, s, arrival, &proto.Ping{ID: 9, Time: 1})
+	now += 4 * time.Millisecond
+	s.Advance(now)
+	if ms := outgoing(t, s); len(ms) != 0 {
+		t.Fatalf("Advance alone queued %v", ms)
+	}
+	later := now + 3*time.Millisecond // a rollback took 3 ms
+	s.Exchange(later)
+	var pong *proto.Pong
+	var ping *proto.Ping
+	for _, m := range outgoing(t, s) {
+		switch m := m.(type) {
+		case *proto.Pong:
+			pong = m
+		case *proto.Ping:
+			ping = m
+		}
+	}
+	if pong == nil || pong.Held != uint32((later-arrival)/time.Microsecond) {
+		t.Fatalf("pong %+v, want held %v", pong, later-arrival)
+	}
+	if ping == nil || ping.Time != int64(later/time.Microsecond) {
+		t.Fatalf("own ping %+v, want it stamped %v", ping, later)
+	}
+}
+
 // TestOlderHeartbeatDropped: datagrams reorder; a heartbeat older than the
 // newest one says nothing new and must not bring back the lead the server
 // has since changed (docs/protocol.md section 6).

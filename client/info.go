@@ -37,6 +37,8 @@ type PlayerInfo struct {
 	PredictedLagMs float64
 	// MeasuredLagMs is the median of the lags measured on i's recent events.
 	MeasuredLagMs float64
+	// MeasuredLagN is how many events that median is over (at most 64).
+	MeasuredLagN int
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -80,6 +82,7 @@ func (s *Session) Info() Info {
 			pi.PredictedLagMs = ms(pred)
 			if int(p.ID) < len(s.lagRing) {
 				pi.MeasuredLagMs = ms(s.lagRing[p.ID].median())
+				pi.MeasuredLagN = min(s.lagRing[p.ID].n, len(s.lagRing[p.ID].v))
 			}
 		}
 		in.Players = append(in.Players, pi)

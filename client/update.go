@@ -12,8 +12,19 @@ import (
 // Update moves the client's clock to local time now (dilated toward the
 // target lead, jumping only when far off), simulates up to the present
 // (rolling back first if the history changed), and queues pings and hash
-// reports. Call it once per frame.
+// reports. Call it once per frame. It is Advance and Exchange at the same
+// time now.
 func (s *Session) Update(now time.Duration) {
+	s.Advance(now)
+	s.Exchange(now)
+}
+
+// Advance is the first half of Update: the clock and the simulation. A host
+// that measures time finely calls Exchange after it with a fresh reading, so
+// that the simulation's work (a rollback can take milliseconds in a browser)
+// is neither counted in the round trip of the ping Exchange sends nor left
+// out of how long the server's ping was held.
+func (s *Session) Advance(now time.Duration) {
 	if !s.started {
 		// On a datagram link the hello or the welcome may be lost: say it again.
 		if s.hello != nil && now-s.helloAt >= helloRetry {
@@ -44,6 +55,15 @@ func (s *Session) Update(now time.Duration) {
 			s.askedResync = now
 			s.queue(&proto.ResendRequest{First: proto.ResyncSeq, Last: proto.ResyncSeq})
 		}
+	}
+}
+
+// Exchange is the second half of Update: it answers the server's pings,
+// sends the client's own ping when one is due, the hash reports, and the
+// proposals that went unanswered too long.
+func (s *Session) Exchange(now time.Duration) {
+	if !s.started {
+		return
 	}
 	answered := len(s.answers) > 0
 	for _, a := range s.answers {

@@ -30,23 +30,29 @@ type pageState struct {
 	Tick    int64 `json:"tick"`
 	You     int   `json:"you"`
 	Players []struct {
-		ID    int     `json:"id"`
-		Name  string  `json:"name"`
-		X     float64 `json:"x"`
-		Y     float64 `json:"y"`
-		Dir   int     `json:"dir"`
-		Alive bool    `json:"alive"`
-		Score int     `json:"score"`
+		ID      int     `json:"id"`
+		Name    string  `json:"name"`
+		X       float64 `json:"x"`
+		Y       float64 `json:"y"`
+		Dir     int     `json:"dir"`
+		Alive   bool    `json:"alive"`
+		Score   int     `json:"score"`
+		Braking bool    `json:"braking"`
 	} `json:"players"`
 	Lags []struct {
 		ID          int     `json:"id"`
 		PredictedMs float64 `json:"predicted_ms"`
 		MeasuredMs  float64 `json:"measured_ms"`
+		Samples     int     `json:"samples"`
 	} `json:"lags"`
 	PingMs         float64 `json:"ping_ms"`
 	LeadMs         float64 `json:"lead_ms"`
 	EventsSent     int64   `json:"events_sent"`
 	EventsReceived int64   `json:"events_received"`
+	Phase          int     `json:"phase"`
+	Round          int     `json:"round"`
+	MindReaderMs   float64 `json:"mind_reader_ms"`
+	ServerRTTMs    float64 `json:"server_rtt_ms"`
 }
 
 func (s pageState) player(id int) (x, y float64, dir int, ok bool) {
@@ -96,7 +102,7 @@ type page struct {
 	errs []string
 }
 
-func openPage(t *testing.T, bctx context.Context, url string) *page {
+func openPage(t *testing.T, bctx context.Context, url string, setup ...chromedp.Action[chromedp.Void]) *page {
 	t.Helper()
 	p := &page{}
 	listen := func(ev any) {
@@ -125,7 +131,7 @@ func openPage(t *testing.T, bctx context.Context, url string) *page {
 	ctx, cancel := chromedp.NewContext(bctx, chromedp.WithListener(listen))
 	t.Cleanup(cancel)
 	p.ctx = ctx
-	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
+	if err := chromedp.Do(ctx, append(setup, chromedp.Navigate(url))...); err != nil {
 		t.Fatalf("navigate %s: %v", url, err)
 	}
 	return p
@@ -267,7 +273,8 @@ func blank(t *testing.T, shot []byte) bool {
 
 // TestBrowserThroughRelays: two real browser pages through delay relays at
 // 60 and 160 ms RTT with charity 50 ms see each other with 110 ms of lag,
-// as the lab does, read through window.webtron (issue 7).
+// as the lab does (plus what their keys wait for the page), read through
+// window.webtron (issue 7). The pages draw at their full frame rate.
 func TestBrowserThroughRelays(t *testing.T) {
 	browserTests(t)
 	addr := startServer(t, clock.FixedCharity(50*time.Millisecond))
@@ -310,15 +317,23 @@ func TestBrowserThroughRelays(t *testing.T) {
 			t.Fatalf("page %d: lags %+v, want one peer", i+1, st.Lags)
 		}
 		got := st.Lags[0]
-		var want float64
+		var lab float64
 		for _, pr := range model.Pairs {
 			if pr.Viewer == i+1 {
-				want = pr.P50
+				lab = pr.P50
 			}
 		}
-		t.Logf("page %d: ping %.1f ms, lead %.1f ms, U measured %.1f ms, predicted %.1f ms, lab %.1f ms", i+1, st.PingMs, st.LeadMs, got.MeasuredMs, got.PredictedMs, want)
-		if math.Abs(got.MeasuredMs-want) > tick+5 {
-			t.Errorf("page %d: measured U %.1f ms, the lab's %.1f ms: off by more than a tick plus 5 ms", i+1, got.MeasuredMs, want)
+		// A viewer whose keys wait in its page's queue runs that much further
+		// ahead (the mind reader's lead follows the wait), and sees its peer
+		// that much older (netcode.md section 4); the lab's pages wait 0. The
+		// lead follows each press (smoothed), so the value read at the end is
+		// one reading of what the median spans: the wait may add up to it.
+		extra := max(0, st.MindReaderMs-tick/2)
+		perf := pages[i].perf(t)
+		t.Logf("page %d: ping %.1f ms, lead %.1f ms, U measured %.1f ms, predicted %.1f ms, lab %.1f ms, mind reader %.1f ms (%.0f fps, keys waited %.1f ms p50 for the page's handler)",
+			i+1, st.PingMs, st.LeadMs, got.MeasuredMs, got.PredictedMs, lab, st.MindReaderMs, perf.FPS, perf.Input.P50)
+		if got.MeasuredMs < lab-tick-5 || got.MeasuredMs > lab+extra+tick+5 {
+			t.Errorf("page %d: measured U %.1f ms, the lab's %.1f ms plus up to %.1f ms of this page's input wait: off by more than a tick plus 5 ms", i+1, got.MeasuredMs, lab, extra)
 		}
 	}
 }

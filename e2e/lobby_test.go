@@ -148,11 +148,12 @@ func retype(id, text string) chromedp.Action[chromedp.Void] {
 	}
 }
 
-// playIn opens the site at base in browser bctx, types name and room in the
-// lobby and clicks Play: how every browser test enters a room.
-func playIn(t *testing.T, bctx context.Context, base, room, name string) *page {
+// playIn opens the site at base in browser bctx (after the setup actions,
+// such as a phone's emulation), types name and room in the lobby and clicks
+// Play: how every browser test enters a room.
+func playIn(t *testing.T, bctx context.Context, base, room, name string, setup ...chromedp.Action[chromedp.Void]) *page {
 	t.Helper()
-	p := openPage(t, bctx, base+"/")
+	p := openPage(t, bctx, base+"/", setup...)
 	if err := chromedp.Do(p.ctx, retype("name", name), retype("room", room), chromedp.Click(chromedp.ID("play"))); err != nil {
 		t.Fatal(err)
 	}
@@ -255,9 +256,10 @@ func TestBrowserLobbySpectate(t *testing.T) {
 	noErrors(t, p)
 }
 
-// TestBrowserLobbyBackAndIn: Back to lobby, then Play again, resumes the same
-// player; so do the browser's Back button (to the lobby) and Forward (into
-// the room again).
+// TestBrowserLobbyBackAndIn: a player who has ridden and goes Back to lobby,
+// then Play again, resumes the same player (the seat waits for its token; a
+// player who never rode gives it back at once); so do the browser's Back
+// button (to the lobby) and Forward (into the room again).
 func TestBrowserLobbyBackAndIn(t *testing.T) {
 	browserTests(t)
 	addr := startServerWith(t, clock.AutoCharity, 3, 8)
@@ -266,6 +268,7 @@ func TestBrowserLobbyBackAndIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	you := stayInGame(t, p, addr, "arena", 2*time.Second)
+	waitFor(t, "the page to ride", 30*time.Second, func() bool { return p.state(t).Phase == 2 && riding(t, p) })
 
 	// The game's own button.
 	if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.ID("leave"))); err != nil {

@@ -19,6 +19,7 @@ type perfReport struct {
 	Update pct     `json:"update_ms"`
 	Render pct     `json:"render_ms"`
 	Frame  pct     `json:"frame_ms"`
+	Input  pct     `json:"input_ms"`
 	FPS    float64 `json:"fps"`
 }
 
@@ -66,28 +67,30 @@ const burn = `(() => { const f = () => { const t = performance.now(); while (per
 
 func timing(t *testing.T, busy bool) {
 	addr := startServerWith(t, clock.AutoCharity, 15, 16)
-	w := watch(t, addr, "arena") // a client with nothing else to do: the true round trip
 	p := newcomer(t, addr, "Timer")
 	if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.ID("play"))); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the page to join", 20*time.Second, func() bool { return inGame(t, p) })
+	// A headless client with nothing else to do, from the same moment: the
+	// true round trip, and the same bots' events, as late as the server made them.
+	w := watch(t, addr, "arena")
 	if busy {
 		if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](burn)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// Measured lags need the bots' events: ride (or watch) through a round.
-	waitFor(t, "lags measured against most bots", 60*time.Second, func() bool {
+	// Measured lags need the bots' events (a bot turns every few seconds):
+	// ride (or watch) until most bots have a median of several.
+	waitFor(t, "lags measured against most bots", 90*time.Second, func() bool {
 		n := 0
 		for _, l := range p.state(t).Lags {
-			if l.MeasuredMs > 0 {
+			if l.Samples >= minSamples {
 				n++
 			}
 		}
 		return n >= 8
 	})
-	time.Sleep(5 * time.Second)
 	var pings, truth []float64
 	for range 20 {
 		pings = append(pings, p.state(t).PingMs)
@@ -105,31 +108,66 @@ func timing(t *testing.T, busy bool) {
 		skews = append(skews, d)
 	}
 	t.Logf("a message from the page to the worker arrives %.2f ms later on the worker's clock (median of 20; min %.2f)", median(skews), slices.Min(skews))
-	if slices.Min(skews) < 0 {
+	// Each clock reads in steps of 0.1 ms (Chromium coarsens them), the origins too.
+	if slices.Min(skews) < -0.5 {
 		t.Errorf("the worker received a message %.2f ms before the page sent it: the clocks' timeOrigins do not line up", -slices.Min(skews))
 	}
 	ping, rtt := median(pings), median(truth)
-	t.Logf("page: %.1f fps (frame p50 %.1f ms, p99 %.1f ms; render p50 %.1f ms); ping shown %.2f ms, a headless client's %.2f ms",
-		perf.FPS, perf.Frame.P50, perf.Frame.P99, perf.Render.P50, ping, rtt)
-	if math.Abs(ping-rtt) > 2 {
-		t.Errorf("the page shows a ping of %.2f ms, the true round trip is %.2f ms: off by more than 2 ms", ping, rtt)
+	t.Logf("page: %.1f fps (frame p50 %.1f ms, p99 %.1f ms; render p50 %.1f ms); ping shown %.2f ms, a headless client's %.2f ms, the server's to the page %.2f ms",
+		perf.FPS, perf.Frame.P50, perf.Frame.P99, perf.Render.P50, ping, rtt, st.ServerRTTMs)
+	// The goal (issue 11) is set for a page drawing at about 30 fps: its ping
+	// within 2 ms of the true round trip. A page slowed further by a busy
+	// main thread (14-20 fps on this machine) is held to the round trip the
+	// server measures to the same page, which pays Chromium's own socket path
+	// too (about 1 ms here): the page's frame time must not show in it.
+	ref, what := rtt, "the true round trip (a headless client's)"
+	if busy {
+		ref, what = st.ServerRTTMs, "the server's round trip to the page"
 	}
+	if math.Abs(ping-ref) > 2 {
+		t.Errorf("the page shows a ping of %.2f ms, %s is %.2f ms: off by more than 2 ms", ping, what, ref)
+	}
+	// The headless client's lag to each bot, less its median over the bots:
+	// how much later than the others the server itself sent that bot's events
+	// (a room running late on a loaded machine sends them late to everyone).
+	late := map[int]float64{}
+	w.with(func(s *client.Session) {
+		var all []float64
+		for _, pl := range s.Info().Players {
+			if pl.Bot && pl.MeasuredLagN >= minSamples {
+				all = append(all, pl.MeasuredLagMs)
+			}
+		}
+		for _, pl := range s.Info().Players {
+			if pl.Bot && pl.MeasuredLagN >= minSamples {
+				late[pl.ID] = pl.MeasuredLagMs - median(all)
+			}
+		}
+	})
 	tick := 1000.0 / 120
 	worst := 0.0
 	for _, l := range st.Lags {
-		if l.MeasuredMs == 0 {
-			continue
+		if l.Samples < minSamples {
+			continue // one late event would be the median
 		}
 		d := l.MeasuredMs - l.PredictedMs
 		worst = max(worst, math.Abs(d))
-		t.Logf("player %2d: U predicted %5.1f ms, measured %5.1f ms (%+.1f)", l.ID, l.PredictedMs, l.MeasuredMs, d)
-		if math.Abs(d) > tick+2 {
+		srv, seen := late[l.ID]
+		t.Logf("player %2d: U predicted %5.1f ms, measured %5.1f ms (%+.1f, median of %d); the server sent it %+.1f ms late", l.ID, l.PredictedMs, l.MeasuredMs, d, l.Samples, srv)
+		switch {
+		case math.Abs(d) <= tick+2:
+		case seen && srv > 2 && math.Abs(d-srv) <= tick+2:
+			t.Logf("player %d: the headless client saw its events as late: the server's lateness, not the page's", l.ID)
+		default:
 			t.Errorf("player %d: measured lag %.1f ms, predicted %.1f ms: off by more than a tick + 2 ms", l.ID, l.MeasuredMs, l.PredictedMs)
 		}
 	}
 	t.Logf("worst |measured - predicted| %.1f ms", worst)
 	noErrors(t, p)
 }
+
+// minSamples is how many events a measured lag must be the median of to be judged.
+const minSamples = 5
 
 func median(v []float64) float64 {
 	s := append([]float64(nil), v...)

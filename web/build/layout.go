@@ -47,18 +47,18 @@ func layoutGroups() []group {
 			{"turnY", view.CTurnY}, {"speed", view.CSpeed}, {"score", view.CScore}, {"kills", view.CKills},
 			{"deaths", view.CDeaths}, {"deathTick", view.CDeathTick}, {"brake", view.CBrake},
 			{"rubberUsed", view.CRubberUsed}, {"odo", view.COdo}, {"segOdo", view.CSegOdo},
-			{"killer", view.CKiller}, {"cause", view.CCause},
+			{"killer", view.CKiller}, {"cause", view.CCause}, {"team", view.CTeam},
 		}},
 		{"CF", "Cycle flag bits.", []constant{
 			{"present", view.CyclePresent}, {"inRound", view.CycleInRound}, {"alive", view.CycleAlive},
-			{"braking", view.CycleBraking}, {"walls", view.CycleWalls},
+			{"braking", view.CycleBraking}, {"walls", view.CycleWalls}, {"human", view.CycleHuman},
 		}},
 		{"W", "Wall record word offsets.", []constant{
 			{"x1", view.WX1}, {"y1", view.WY1}, {"x2", view.WX2}, {"y2", view.WY2}, {"odo", view.WOdo}, {"owner", view.WOwner},
 		}},
-		{"Cause", "Why a cycle died (the kill feed).", []constant{
-			{"None", view.CauseNone}, {"Killed", view.CauseKilled}, {"Self", view.CauseSelf},
-			{"Rim", view.CauseRim}, {"Crash", view.CauseCrash}, {"Left", view.CauseLeft},
+		{"Cause", "sim.DeathCause values: why a cycle died (the kill feed).", []constant{
+			{"None", int64(sim.CauseNone)}, {"Rim", int64(sim.CauseRim)}, {"Wall", int64(sim.CauseWall)},
+			{"OwnWall", int64(sim.CauseOwnWall)}, {"Collision", int64(sim.CauseCollision)}, {"Left", int64(sim.CauseLeft)},
 		}},
 		{"Phase", "sim.Phase values.", []constant{
 			{"Waiting", int64(sim.PhaseWaiting)}, {"Prepare", int64(sim.PhasePrepare)},
@@ -68,13 +68,16 @@ func layoutGroups() []group {
 			{"Left", int64(sim.EvTurnLeft)}, {"Right", int64(sim.EvTurnRight)},
 			{"BrakeOn", int64(sim.EvBrakeOn)}, {"BrakeOff", int64(sim.EvBrakeOff)},
 		}},
+		{"Msg", "proto.Type values the worker looks at (a message's first byte).", []constant{
+			{"Ping", int64(proto.TypePing)},
+		}},
 		{"Close", "proto.CloseCode values: why the server closed the connection.", []constant{
 			{"Other", int64(proto.CloseOther)}, {"Protocol", int64(proto.CloseProtocol)},
 			{"Version", int64(proto.CloseVersion)}, {"RoomFull", int64(proto.CloseRoomFull)},
 			{"BadName", int64(proto.CloseBadName)}, {"NameTaken", int64(proto.CloseNameTaken)},
 			{"BadToken", int64(proto.CloseBadToken)}, {"Replaced", int64(proto.CloseReplaced)},
 			{"Kicked", int64(proto.CloseKicked)}, {"Timeout", int64(proto.CloseTimeout)},
-			{"Shutdown", int64(proto.CloseShutdown)},
+			{"Shutdown", int64(proto.CloseShutdown)}, {"AddrLimit", int64(proto.CloseAddrLimit)},
 		}},
 	}
 }

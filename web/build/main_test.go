@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"webtron/proto"
+	"webtron/sim"
 	"webtron/web/view"
 )
 
@@ -109,6 +112,29 @@ func TestLayoutGroups(t *testing.T) {
 			if n, ok := limit[g.name]; ok && (f.value < 0 || f.value >= n) {
 				t.Errorf("%s.%s = %d is outside its %d-word record", g.name, f.name, f.value, n)
 			}
+		}
+	}
+}
+
+// TestLayoutComplete: every close code and death cause the Go side knows has
+// its TypeScript name (they are found by their String methods, which name
+// exactly the values defined).
+func TestLayoutComplete(t *testing.T) {
+	have := map[string]map[int64]bool{}
+	for _, g := range layoutGroups() {
+		have[g.name] = map[int64]bool{}
+		for _, f := range g.fields {
+			have[g.name][f.value] = true
+		}
+	}
+	for c := range 256 {
+		if proto.CloseCode(c).String() != fmt.Sprint("code ", c) && !have["Close"][int64(c)] {
+			t.Errorf("close code %d (%s) is missing from layout.ts", c, proto.CloseCode(c))
+		}
+	}
+	for c := 1; c < 256; c++ {
+		if sim.DeathCause(c).String() != "" && !have["Cause"][int64(c)] {
+			t.Errorf("death cause %d (%s) is missing from layout.ts", c, sim.DeathCause(c))
 		}
 	}
 }

@@ -16,7 +16,8 @@ import { Chat } from "./hud/chat";
 import { Debug } from "./hud/debug";
 import { $ } from "./hud/dom";
 import { Hud } from "./hud/hud";
-import { attachKeyboard, type InputSink } from "./input/keyboard";
+import type { Sound } from "./hud/sound";
+import { attachKeyboard, type Command, type InputSink } from "./input/keyboard";
 import { attachTouch } from "./input/touch";
 import { wsURL } from "./net/socket";
 import { clearToken, loadToken, saveToken } from "./net/token";
@@ -63,10 +64,11 @@ export class Game implements InputSink {
   constructor(
     private readonly remote: Remote,
     private readonly renderer: Renderer,
+    private readonly sound: Sound,
     private readonly opt: GameOptions,
     private readonly exit: (message: string) => void,
   ) {
-    this.hud = new Hud(opt.room, () => this.exit(""), this.abort.signal);
+    this.hud = new Hud(opt.room, () => this.exit(""), sound, this.abort.signal);
     this.chatBox = new Chat((text) => this.remote.chat(text), this.abort.signal);
   }
 
@@ -94,6 +96,7 @@ export class Game implements InputSink {
     this.detach.length = 0;
     this.abort.abort();
     $("game").hidden = true;
+    $("game").classList.remove("over");
   }
 
   // --- connection ---
@@ -156,6 +159,7 @@ export class Game implements InputSink {
         case Close.NameTaken:
         case Close.Replaced:
         case Close.Kicked:
+        case Close.AddrLimit:
           // Trying again would get the same answer.
           this.fatal = true;
           this.remote.stop();
@@ -176,10 +180,16 @@ export class Game implements InputSink {
       return;
     }
     this.remote.press(kind, eventTimeStamp);
+    this.perf.input.push(performance.now() - eventTimeStamp);
+    this.sound.unlock();
   }
 
-  command(cmd: "camera" | "debug" | "chat" | "next" | "prev"): void {
+  command(cmd: Command): void {
+    this.sound.unlock(); // a key press is a gesture: audio may start
     switch (cmd) {
+      case "mute":
+        this.hud.toggleMute();
+        break;
       case "camera":
         this.renderer.rig.toggle();
         break;

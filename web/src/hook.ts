@@ -2,6 +2,7 @@
 // names; add fields, never rename.
 import type { Remote } from "./core/remote";
 import type { Game } from "./game";
+import type { Sound, SoundReport } from "./hud/sound";
 import { Perf, type PerfReport } from "./perf";
 
 export interface StatePlayer {
@@ -12,12 +13,14 @@ export interface StatePlayer {
   dir: number;
   alive: boolean;
   score: number;
+  braking: boolean;
 }
 
 export interface LagReport {
   id: number;
   predicted_ms: number; // U_you(id) from the published latencies and leads
   measured_ms: number; // median measured U of id's recent events, 0 if none
+  samples: number; // events measured_ms is the median of (at most 64)
 }
 
 export interface StateReport {
@@ -31,9 +34,13 @@ export interface StateReport {
   events_received: number;
   phase: number; // sim.Phase of the last frame
   round: number;
+  /** The mind reader's added lead: half a tick plus the input queue's latency, smoothed (netcode.md section 4). */
+  mind_reader_ms: number;
+  /** The round trip the server measures to this page (twice the published one-way latency). */
+  server_rtt_ms: number;
 }
 
-export function installHook(current: () => { game: Game | null; remote: Remote | null }): void {
+export function installHook(current: () => { game: Game | null; remote: Remote | null; sound: Sound }): void {
   const hook = {
     /** state is the last frame the page drew and the last numbers the worker sent (4 a second). */
     state(): StateReport {
@@ -43,7 +50,7 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
         tick: 0, you: -1, players: [], lags: [],
         ping_ms: info?.pingMs ?? 0, lead_ms: info?.leadMs ?? 0,
         events_sent: info?.eventsSent ?? 0, events_received: info?.eventsReceived ?? 0,
-        phase: 0, round: 0,
+        phase: 0, round: 0, mind_reader_ms: 0, server_rtt_ms: 0,
       };
       if (!game || !game.haveFrame) return out;
       const f = game.frame;
@@ -52,18 +59,25 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
       out.phase = f.phase;
       out.round = f.round;
       for (const p of info?.players ?? []) {
+        if (!p.spectator && p.id === f.you && info) {
+          out.mind_reader_ms = info.leadMs - p.leadMs;
+          out.server_rtt_ms = 2 * p.latencyMs;
+        }
         if (p.spectator || p.id === f.you) continue;
-        out.lags.push({ id: p.id, predicted_ms: p.predictedLagMs, measured_ms: p.measuredLagMs });
+        out.lags.push({ id: p.id, predicted_ms: p.predictedLagMs, measured_ms: p.measuredLagMs, samples: p.measuredLagN });
       }
       for (const c of f.cycles) {
         if (!c.present) continue;
-        out.players.push({ id: c.id, name: game.name(c.id), x: c.x, y: c.y, dir: c.dir, alive: c.alive, score: c.score });
+        out.players.push({ id: c.id, name: game.name(c.id), x: c.x, y: c.y, dir: c.dir, alive: c.alive, score: c.score, braking: c.braking });
       }
       return out;
     },
     perf(): PerfReport {
       const { game } = current();
       return game ? game.perf.report() : new Perf().report();
+    },
+    sound(): SoundReport {
+      return current().sound.report();
     },
     /** clock sends the worker the page's epoch time and returns how much later the worker's epoch clock read on receipt, ms. */
     async clock(): Promise<number> {

@@ -9,16 +9,20 @@ import { Game } from "./game";
 import { installHook } from "./hook";
 import { $ } from "./hud/dom";
 import { clip, type JoinRequest, Lobby, MAX_NAME, MAX_ROOM, randomName } from "./hud/lobby";
+import { Sound } from "./hud/sound";
 import { Renderer } from "./render/renderer";
 
 let game: Game | null = null;
 let renderer: Renderer | null = null;
 let remote: Remote | null = null;
+const sound = new Sound();
+// Browsers let audio start only in a user gesture: Play's click, or any key or touch.
+for (const ev of ["pointerdown", "keydown", "touchstart"]) window.addEventListener(ev, () => sound.unlock(), { capture: true, passive: true });
 // Start the core's worker (it fetches the 3 MB core) while the player reads the lobby.
 const remotePromise = Remote.load().then((r) => (remote = r));
 remotePromise.catch(() => {}); // reported when joining
 
-installHook(() => ({ game, remote }));
+installHook(() => ({ game, remote, sound }));
 
 const lobby = new Lobby((r) => void join(r, true));
 
@@ -65,7 +69,7 @@ async function join(r: JoinRequest, push: boolean): Promise<void> {
   if (!requestFromURL()) return; // Back was pressed while the core loaded
   renderer ??= new Renderer($<HTMLCanvasElement>("view"));
   const mindReader = new URLSearchParams(location.search).get("mindreader") !== "0";
-  game = new Game(core, renderer, { ...r, mindReader }, leave);
+  game = new Game(core, renderer, sound, { ...r, mindReader }, leave);
   game.start();
 }
 

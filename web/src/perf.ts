@@ -34,6 +34,8 @@ export interface PerfReport {
   frame_ms: { p50: number; p99: number };
   /** Frames drawn per second, from the median interval. */
   fps: number;
+  /** Input queue latency: event.timeStamp to the page's handler. */
+  input_ms: { p50: number; p99: number };
 }
 
 export class Perf {
@@ -43,6 +45,8 @@ export class Perf {
   readonly render = new Ring();
   /** Time from one drawn frame to the next. */
   readonly interval = new Ring();
+  /** How long a key or touch waited for the page's thread (event.timeStamp to its handler). */
+  readonly input = new Ring(200);
 
   report(): PerfReport {
     const r = (x: number) => Math.round(x * 1000) / 1000;
@@ -51,6 +55,7 @@ export class Perf {
       update_ms: { p50: r(this.update.percentile(50)), p99: r(this.update.percentile(99)) },
       render_ms: { p50: r(this.render.percentile(50)), p99: r(this.render.percentile(99)) },
       frame_ms: { p50: r(this.interval.percentile(50)), p99: r(this.interval.percentile(99)) },
+      input_ms: { p50: r(this.input.percentile(50)), p99: r(this.input.percentile(99)) },
       fps: this.interval.count ? r(1000 / Math.max(this.interval.percentile(50), 1e-3)) : 0,
     };
   }

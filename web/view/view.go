@@ -31,11 +31,12 @@
 //	 16 WallN           wall records in this buffer
 //	 17 UpdateMicros    time the caller spent advancing the simulation
 //	 18 Flags           FlagNotices: the caller has notices to drain
-//	 19 Rubber          rubber a cycle may use up before it dies, µm (gauge scale)
-//	 20 BaseSpeed       cruising speed, mm/s (gauge scale)
+//	 19 Rubber          Config.Rubber, µm: the rubber gauge's scale
+//	 20 BaseSpeed       Config.BaseSpeed, mm/s: the speed gauge's (a settings set's
+//	                    speed factor and ping rubber may go past them; the gauges stop full)
 //	 21..31             reserved, zero
 //	cycle records (Cycles x CycleWords words), slot i at HeaderWords + i*CycleWords
-//	  0 flags (CyclePresent, CycleInRound, CycleAlive, CycleBraking, CycleWalls)
+//	  0 flags (CyclePresent, CycleInRound, CycleAlive, CycleBraking, CycleWalls, CycleHuman)
 //	  1 dir (0 east +x, 1 north +y, 2 west, 3 south)
 //	  2 x, 3 y              mm
 //	  4 turnX, 5 turnY      mm: the open wall runs from here to (x, y)
@@ -46,8 +47,9 @@
 //	 12 rubberUsed          µm
 //	 13 odo, 14 segOdo      mm, distance driven (finite trails recede by it)
 //	 15 killer              -1 none
-//	 16 cause              why it died this round (Cause*), CauseNone while alive
-//	 17..19                 reserved, zero
+//	 16 cause              why it died this round (sim.DeathCause), sim.CauseNone while alive
+//	 17 team               its team this round
+//	 18..19                 reserved, zero
 //	wall records (WallN x WallWords words): x1, y1, x2, y2 (mm), odo (mm), owner
 //
 // web/build generates web/src/core/layout.ts from these constants (and the
@@ -72,7 +74,7 @@ import (
 )
 
 // Magic identifies the layout version in word 0.
-const Magic = 0x57540002
+const Magic = 0x57540003
 
 // Sizes of the three record kinds, in int32 words.
 const (
@@ -125,6 +127,7 @@ const (
 	CSegOdo
 	CKiller
 	CCause
+	CTeam
 )
 
 // Wall record word offsets.
@@ -135,16 +138,6 @@ const (
 	WY2
 	WOdo
 	WOwner
-)
-
-// Death causes in a cycle record's CCause word, for the kill feed.
-const (
-	CauseNone   = iota // alive, or not in the round
-	CauseKilled        // hit another player's wall; CKiller says whose
-	CauseSelf          // hit its own wall
-	CauseRim           // hit the arena's rim
-	CauseCrash         // ran into another cycle head-on, or into a wall gone since
-	CauseLeft          // its player left the room
 )
 
 // FlagNotices in the header's Flags word tells the reader that chat lines or
@@ -158,6 +151,7 @@ const (
 	CycleAlive
 	CycleBraking
 	CycleWalls // its walls still stand (they vanish some time after death)
+	CycleHuman // a person rides it, not a bot
 )
 
 // DefaultMaxWalls bounds the walls sent in one frame so the buffer stays small
@@ -257,7 +251,7 @@ func putCycle(r words, s *sim.State, id int, c *sim.Cycle) {
 	for _, b := range [...]struct {
 		on  bool
 		bit int64
-	}{{c.Present, CyclePresent}, {c.InRound, CycleInRound}, {c.Alive, CycleAlive}, {c.Braking, CycleBraking}} {
+	}{{c.Present, CyclePresent}, {c.InRound, CycleInRound}, {c.Alive, CycleAlive}, {c.Braking, CycleBraking}, {c.Human, CycleHuman}} {
 		if b.on {
 			f |= b.bit
 		}
@@ -285,31 +279,11 @@ func putCycle(r words, s *sim.State, id int, c *sim.Cycle) {
 	r.put(COdo, mm(c.Odo))
 	r.put(CSegOdo, mm(c.SegOdo))
 	r.put(CKiller, int64(c.Killer))
-	r.put(CCause, int64(deathCause(s, id, c)))
-	for i := CCause + 1; i < CycleWords; i++ {
+	r.put(CCause, int64(c.Cause))
+	r.put(CTeam, int64(c.Team))
+	for i := CTeam + 1; i < CycleWords; i++ {
 		r.put(i, 0)
 	}
-}
-
-// deathCause tells why cycle id died this round, from the simulation's
-// Cycle.Cause. CKiller is who is credited: under Armagetron's kill credit a
-// cycle trapped into the rim or its own wall is its trapper's kill too, so a
-// killer may come with any cause (docs/physics.md).
-func deathCause(s *sim.State, id int, c *sim.Cycle) int {
-	if c.Alive || !c.InRound {
-		return CauseNone
-	}
-	switch c.Cause {
-	case sim.CauseLeft:
-		return CauseLeft
-	case sim.CauseWall:
-		return CauseKilled
-	case sim.CauseRim:
-		return CauseRim
-	case sim.CauseOwnWall:
-		return CauseSelf
-	}
-	return CauseCrash
 }
 
 // words is a byte slice written as little-endian int32 words.

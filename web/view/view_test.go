@@ -252,9 +252,9 @@ func BenchmarkFrame16(b *testing.B) {
 	}
 }
 
-// TestFrameDeathCause: cycles that ride straight on die against the rim;
-// in a bots' game every death gets a cause, and a death on another's wall a
-// killer.
+// TestFrameDeathCause: the record carries the simulation's death cause, the
+// team and whether a person rides: cycles that ride straight on die against
+// the rim; in a bots' game every death has a cause.
 func TestFrameDeathCause(t *testing.T) {
 	s, _ := newGame(t, 2)
 	var e Encoder
@@ -263,8 +263,8 @@ func TestFrameDeathCause(t *testing.T) {
 	}
 	w := (&reader{}).apply(t, e.Frame(s, 0, 0, 0))
 	for i := range 2 {
-		if got := w[HeaderWords+i*CycleWords+CCause]; got != CauseRim {
-			t.Errorf("cycle %d rode straight on and died with cause %d, want %d (rim)", i, got, CauseRim)
+		if got := w[HeaderWords+i*CycleWords+CCause]; got != int32(sim.CauseRim) {
+			t.Errorf("cycle %d rode straight on and died with cause %d, want %d (rim)", i, got, sim.CauseRim)
 		}
 	}
 
@@ -272,25 +272,19 @@ func TestFrameDeathCause(t *testing.T) {
 	e, deaths := Encoder{}, 0
 	for k := 0; k < 50_000 && deaths < 40; k++ {
 		step(s, bots)
-		r := reader{}
-		w := r.apply(t, e.Frame(s, 0, 0, 0))
+		w := (&reader{}).apply(t, e.Frame(s, 0, 0, 0))
 		e.Reset()
 		for i := range 8 {
-			rec := w[HeaderWords+i*CycleWords:]
-			dead := rec[CFlags]&CycleInRound != 0 && rec[CFlags]&CycleAlive == 0
-			if !dead {
-				if rec[CCause] != CauseNone {
-					t.Fatalf("tick %d: cycle %d alive or out of the round with cause %d", s.Tick(), i, rec[CCause])
-				}
-				continue
+			rec, c := w[HeaderWords+i*CycleWords:], s.Cycle(i)
+			if rec[CCause] != int32(c.Cause) || rec[CTeam] != int32(c.Team) || (rec[CFlags]&CycleHuman != 0) != c.Human {
+				t.Fatalf("tick %d: cycle %d record cause %d team %d flags %b, state %+v", s.Tick(), i, rec[CCause], rec[CTeam], rec[CFlags], c)
 			}
-			if int64(rec[CDeathTick]) == s.Tick()-1 {
+			dead := c.InRound && !c.Alive
+			if dead && c.DeathTick == s.Tick()-1 {
 				deaths++
-			}
-			// A wall's owner is credited; a trapper may be credited for the
-			// rim or one's own wall too (kill credit, docs/physics.md).
-			if rec[CCause] == CauseNone || rec[CCause] == CauseKilled && rec[CKiller] < 0 {
-				t.Fatalf("tick %d: dead cycle %d has cause %d and killer %d", s.Tick(), i, rec[CCause], rec[CKiller])
+				if c.Cause == sim.CauseNone {
+					t.Fatalf("tick %d: cycle %d died without a cause", s.Tick(), i)
+				}
 			}
 		}
 	}

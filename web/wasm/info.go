@@ -43,6 +43,7 @@ func appendInfo(b []byte, in client.Info) []byte {
 		b = appendNum(b, "leadMs", p.LeadMs)
 		b = appendNum(b, "predictedLagMs", p.PredictedLagMs)
 		b = appendNum(b, "measuredLagMs", p.MeasuredLagMs)
+		b = appendNum(b, "measuredLagN", float64(p.MeasuredLagN))
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)

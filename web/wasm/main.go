@@ -10,7 +10,9 @@
 //	start({name, room, token?: Uint8Array, spectate, mindReader})  new session
 //	hello(nowMs) -> Uint8Array                  the first message for the socket
 //	receive(u8: Uint8Array, nowMs, arrivedMs) -> string|null   one binary message; error text
-//	update(nowMs)                               Update: the clock, the simulation, pings and pongs to send
+//	update(nowMs)                               Session.Advance(nowMs), then Exchange at a fresh reading of
+//	                                            performance.now(): the simulation's own time is no network time
+//	exchange(nowMs)                             Session.Exchange alone: answers the server's ping at once, cheaply
 //	frame(out: Uint8Array|null) -> Uint8Array|null   the frame (webtron/web/view) of the last update,
 //	                                            written into out, or into a new larger array; null before Welcome
 //	started() -> bool                           the Welcome arrived
@@ -43,14 +45,16 @@ type core struct {
 	sess    *client.Session
 	enc     view.Encoder
 	out     [][]byte
-	notices []byte // JSON objects, comma-separated, drained by notices()
-	spent   int64  // microseconds the last update took
+	notices []byte   // JSON objects, comma-separated, drained by notices()
+	spent   int64    // microseconds the last update took
+	perf    js.Value // globalThis.performance
 	funcs   []js.Func
 }
 
 var c core
 
 func main() {
+	c.perf = js.Global().Get("performance")
 	api := js.Global().Get("Object").New()
 	for name, f := range map[string]func(args []js.Value) any{
 		"start":    c.start,
@@ -58,6 +62,7 @@ func main() {
 		"receive":  c.receive,
 		"frame":    c.frameJS,
 		"update":   c.update,
+		"exchange": c.exchange,
 		"started":  c.started,
 		"outgoing": c.outgoing,
 		"press":    c.press,
@@ -186,8 +191,16 @@ func (c *core) frameJS(args []js.Value) any {
 func (c *core) update(args []js.Value) any {
 	if c.sess != nil {
 		t0 := time.Now()
-		c.sess.Update(ms(args[0]))
+		c.sess.Advance(ms(args[0]))
 		c.spent = time.Since(t0).Microseconds()
+		c.sess.Exchange(ms(c.perf.Call("now")))
+	}
+	return nil
+}
+
+func (c *core) exchange(args []js.Value) any {
+	if c.sess != nil {
+		c.sess.Exchange(ms(args[0]))
 	}
 	return nil
 }

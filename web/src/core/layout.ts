@@ -3,7 +3,7 @@
 // is an int32 word, distances in millimetres.
 
 /** Layout version, header word 0. */
-export const MAGIC = 0x57540002;
+export const MAGIC = 0x57540003;
 export const HEADER_WORDS = 32;
 export const CYCLE_WORDS = 20;
 export const WALL_WORDS = 6;
@@ -56,6 +56,7 @@ export const C = {
   segOdo: 14,
   killer: 15,
   cause: 16,
+  team: 17,
 } as const;
 
 /** Cycle flag bits. */
@@ -65,6 +66,7 @@ export const CF = {
   alive: 4,
   braking: 8,
   walls: 16,
+  human: 32,
 } as const;
 
 /** Wall record word offsets. */
@@ -77,13 +79,13 @@ export const W = {
   owner: 5,
 } as const;
 
-/** Why a cycle died (the kill feed). */
+/** sim.DeathCause values: why a cycle died (the kill feed). */
 export const Cause = {
   None: 0,
-  Killed: 1,
-  Self: 2,
-  Rim: 3,
-  Crash: 4,
+  Rim: 1,
+  Wall: 2,
+  OwnWall: 3,
+  Collision: 4,
   Left: 5,
 } as const;
 
@@ -103,6 +105,11 @@ export const Press = {
   BrakeOff: 4,
 } as const;
 
+/** proto.Type values the worker looks at (a message's first byte). */
+export const Msg = {
+  Ping: 3,
+} as const;
+
 /** proto.CloseCode values: why the server closed the connection. */
 export const Close = {
   Other: 0,
@@ -116,6 +123,7 @@ export const Close = {
   Kicked: 8,
   Timeout: 9,
   Shutdown: 10,
+  AddrLimit: 11,
 } as const;
 
 export type PressKind = (typeof Press)[keyof typeof Press];

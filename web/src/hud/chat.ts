@@ -10,11 +10,16 @@ export class Chat {
   private readonly log = $("chatlog");
   private readonly form = $<HTMLFormElement>("chatform");
   private readonly input = $<HTMLInputElement>("chatinput");
+  private armed = false;
 
   /** signal removes the listeners when the game ends: the elements outlive it. */
   constructor(send: (text: string) => void, signal: AbortSignal) {
     this.form.addEventListener("submit", (e) => {
       e.preventDefault();
+      // Only an Enter typed in the box sends: the Enter that opened it can
+      // reach the box as well (its character event follows the focus).
+      if (!this.armed) return;
+      this.armed = false;
       const text = this.input.value.trim();
       if (text) send(text);
       this.close();
@@ -22,6 +27,7 @@ export class Chat {
     this.input.addEventListener("keydown", (e) => {
       e.stopPropagation(); // the game keys stay quiet while typing
       if (e.key === "Escape") this.close();
+      if (e.key === "Enter") this.armed = true;
     }, { signal });
     this.input.addEventListener("blur", () => this.close(), { signal });
     signal.addEventListener("abort", () => {
@@ -35,6 +41,7 @@ export class Chat {
   }
 
   toggle(): void {
+    this.armed = false;
     this.form.hidden = false;
     this.input.value = "";
     this.input.focus();

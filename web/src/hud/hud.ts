@@ -1,10 +1,15 @@
-// The in-game HUD: scores, connection numbers, countdown and winner, the
-// connection banner, and who the camera follows.
+// The in-game HUD: scores, connection numbers, countdown and winner, gauges,
+// kill feed, round summary, sound, the connection banner, and who the camera
+// follows.
 import type { Info } from "../core/core";
 import type { Frame } from "../core/frame";
 import { Phase } from "../core/layout";
 import { colorCSS } from "../render/colors";
 import { $, el, fmtMs, setText } from "./dom";
+import { Gauges } from "./gauges";
+import { KillFeed } from "./killfeed";
+import type { Sound } from "./sound";
+import { Summary } from "./summary";
 
 export class Hud {
   private readonly scores = $("scores");
@@ -14,19 +19,39 @@ export class Hud {
   private readonly banner = $("banner");
   private readonly bannerText = $("banner-text");
   private readonly bannerBack = $("banner-back");
+  private readonly muteButton = $("mute");
+  private readonly game = $("game");
+  private readonly gauges = new Gauges();
+  private readonly feed = new KillFeed();
+  private readonly summary = new Summary();
+  private info: Info | null = null;
   private lastScores = "";
   private goUntil = 0;
   private lastPhase = -1;
 
   /** signal removes the listeners when the game ends: the elements outlive it. */
-  constructor(private readonly room: string, onBack: () => void, signal: AbortSignal) {
+  constructor(private readonly room: string, onBack: () => void, private readonly sound: Sound, signal: AbortSignal) {
     this.bannerBack.addEventListener("click", onBack, { signal });
     $("leave").addEventListener("click", onBack, { signal });
+    this.muteButton.addEventListener("click", () => this.toggleMute(), { signal });
+    this.showMute();
+  }
+
+  toggleMute(): void {
+    this.sound.unlock();
+    this.sound.toggleMute();
+    this.showMute();
+  }
+
+  private showMute(): void {
+    setText(this.muteButton, this.sound.isMuted ? "Muted (M)" : "Sound (M)");
+    this.muteButton.classList.toggle("off", this.sound.isMuted);
   }
 
   /** slow refreshes what comes from Info (a few times a second). */
   slow(info: Info | null, f: Frame | null): void {
     if (!info) return;
+    this.info = info;
     const you = f ? f.you : -1;
     const rows = info.players
       .map((p) => ({ p, score: f && !p.spectator && p.id < 32 && f.cycles[p.id].present ? f.cycles[p.id].score : p.score }))
@@ -52,8 +77,12 @@ export class Hud {
     setText(this.status, `${this.room} · ping ${fmtMs(info.pingMs)} · lead ${fmtMs(info.leadMs)} · charity ${charity}`);
   }
 
-  /** frame refreshes the countdown and round messages (cheap when nothing changes). */
+  /** frame refreshes the countdown, round messages, gauges, feed, summary and sound (cheap when nothing changes). */
   frame(f: Frame, names: (id: number) => string, follow: number, now: number): void {
+    this.gauges.frame(f, follow);
+    this.feed.frame(f, names, now);
+    this.summary.frame(f, this.info, names);
+    this.sound.frame(f, follow);
     const ph = f.phase;
     if (ph === Phase.Play && this.lastPhase === Phase.Prepare) this.goUntil = now + 800;
     this.lastPhase = ph;
@@ -66,12 +95,11 @@ export class Hud {
       const s = Math.max(0, (f.phaseEnd - f.tick) / f.tickRate);
       big = String(Math.ceil(s));
       small = `Round ${f.round} — get ready`;
-    } else if (ph === Phase.Over) {
-      big = f.winner < 0 ? "Draw" : f.winner === you ? "You win!" : `${names(f.winner)} wins`;
-      small = "Next round soon";
-    } else if (now < this.goUntil) {
+    } else if (ph === Phase.Play && now < this.goUntil) {
       big = "GO";
     }
+    // While a round is over, the summary says who won and holds the standings.
+    if ((ph === Phase.Over) !== this.game.classList.contains("over")) this.game.classList.toggle("over", ph === Phase.Over);
     if (ph === Phase.Play && follow >= 0 && follow !== you) {
       const why = you < 0 ? "" : f.cycles[you].inRound ? "Derezzed — " : "You ride from the next round — ";
       small = `${why}watching ${names(follow)} · ←/→ to switch`;

@@ -1,14 +1,17 @@
 // Keyboard: arrows or A/D turn, S / Down / Space brake while held, C camera,
-// F3 or backquote debug, Enter chat. Presses go to the core at once with
+// F3 or backquote debug, Enter chat, M mute. Presses go to the core at once with
 // the time the key went down (event.timeStamp, on this page's clock), from
 // which the core measures their queue latency (netcode.md section 4).
 import { Press, type PressKind } from "../core/layout";
+
+/** What the keys other than steering and braking do. */
+export type Command = "camera" | "debug" | "chat" | "next" | "prev" | "mute";
 
 export interface InputSink {
   /** A game press, with the event's timeStamp (performance.now() time of the key going down). */
   press(kind: PressKind, eventTimeStamp: number): void;
   /** The other keys. */
-  command(cmd: "camera" | "debug" | "chat" | "next" | "prev"): void;
+  command(cmd: Command): void;
   /** True while the chat box has the focus: keys are text then. */
   typing(): boolean;
 }
@@ -61,6 +64,9 @@ export function attachKeyboard(sink: InputSink): () => void {
       case "PageUp":
       case "KeyQ":
         sink.command("prev");
+        break;
+      case "KeyM":
+        sink.command("mute");
         break;
     }
   };

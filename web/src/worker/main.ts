@@ -11,7 +11,7 @@
 // back (src/core/remote.ts); key presses come with their own time stamps,
 // converted between the two threads' clocks through performance.timeOrigin.
 import { drainNotices, type Core, loadCore } from "../core/core";
-import { Close } from "../core/layout";
+import { Close, Msg } from "../core/layout";
 import type { FromWorker, StartOptions, ToWorker } from "../core/messages";
 import { Connection } from "../net/socket";
 
@@ -112,8 +112,16 @@ class CoreWorker {
 
   private received(data: Uint8Array, arrivedMs: number): void {
     const err = this.core.receive(data, performance.now(), arrivedMs);
-    // Update at once: a server's ping is answered now, not at the next frame.
-    this.update(performance.now());
+    // A server's ping is answered now, not at the next frame, and without
+    // advancing the simulation: the server writes its ping, its heartbeat
+    // and its pongs together, and this thread stamps each message when it
+    // gets to it, so a rollback here would delay the stamp of the pong
+    // behind it (by a millisecond and more, measured). The rest waits for
+    // the frame's update.
+    if (data[0] === Msg.Ping && this.open) {
+      this.core.exchange(performance.now());
+      this.flush();
+    }
     this.notices();
     if (!this.welcomed && this.core.started()) {
       this.welcomed = true;
