@@ -141,9 +141,11 @@ func New(opt Options) *Session {
 	s.feedback.MaxLower = time.Nanosecond
 	// A one-second window follows a changed route within the 2 s the lead
 	// has to settle in, with four or five samples to choose the best from
-	// (a ping every ClientPingInterval, or every ServerPingInterval when it
-	// rides with the answer to the server's).
+	// in play (the client's ping rides with its answer to the server's,
+	// every ServerPingInterval). In a quiet room the server pings once a
+	// second, and the newest four samples count whatever their age.
 	s.offset.Window = time.Second
+	s.offset.Least = 4
 	return s
 }
 

@@ -71,9 +71,12 @@ func (s *Session) Exchange(now time.Duration) {
 	}
 	s.answers = s.answers[:0]
 	// The client's ping rides with its answer to the server's ping when
-	// half an interval has passed: one write to the server instead of two,
-	// and the server answers with its next heartbeat, again one write.
-	if since := now - s.lastPing; since >= s.opt.Ping || answered && since >= s.opt.Ping/2 {
+	// half an interval has passed: one packet to the server instead of two,
+	// and the server answers with its next heartbeat, again one packet. The
+	// server pings with every heartbeat (every 200 ms in play, 1 s in a
+	// quiet room), so a ping of the client's own goes only when the server
+	// has been silent for lonePing intervals.
+	if since := now - s.lastPing; since >= lonePing*s.opt.Ping || answered && since >= s.opt.Ping/2 {
 		s.lastPing = now
 		s.pingID++
 		s.pings[s.pingID%uint32(len(s.pings))] = pingSent{id: s.pingID, at: now}
@@ -83,6 +86,10 @@ func (s *Session) Exchange(now time.Duration) {
 	s.resendProposals(now)
 	s.tl.Finalize(s.finalAll)
 }
+
+// lonePing is how many ping intervals pass without a server ping before
+// the client pings on its own.
+const lonePing = 8
 
 // settledErr is how close to its target a clock counts as settled.
 const settledErr = 2 * time.Millisecond

@@ -53,6 +53,15 @@ func (r *ring) expire(now, window time.Duration, keep int) {
 	}
 }
 
+// expireKeeping makes room for one more sample, dropping those older than
+// window unless that would leave fewer than least with the one to come.
+func (r *ring) expireKeeping(now, window time.Duration, least int) {
+	for r.n > 0 && (r.n >= least && now-r.buf[r.head].at >= window || r.n >= rttCap) {
+		r.head = (r.head + 1) % rttCap
+		r.n--
+	}
+}
+
 // push appends s as the newest sample.
 func (r *ring) push(s sample) {
 	r.buf[(r.head+r.n)%rttCap] = s
@@ -180,6 +189,11 @@ const DefaultOffsetWindow = 2 * time.Second
 type OffsetEstimator struct {
 	// Window is how long a sample counts; zero means DefaultOffsetWindow.
 	Window time.Duration
+	// Least is how many of the newest samples count whatever their age
+	// (0: none beyond the window): a client whose pings grow sparse (they
+	// ride with the server's, a second apart in a quiet room) still
+	// chooses from several.
+	Least int
 
 	r                   ring
 	offset, uncertainty time.Duration
@@ -194,7 +208,7 @@ func (e *OffsetEstimator) Add(sent, serverTime, received time.Duration) {
 	if rtt < 0 {
 		return
 	}
-	e.r.expire(received, orDefault(e.Window, DefaultOffsetWindow), rttCap)
+	e.r.expireKeeping(received, orDefault(e.Window, DefaultOffsetWindow), e.Least)
 	e.r.push(sample{at: received, rtt: rtt, lo: serverTime - received})
 	best := e.r.buf[e.r.minRTT()]
 	e.minRTT = best.rtt

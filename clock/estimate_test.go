@@ -280,3 +280,26 @@ func TestAsymmetricPathCancels(t *testing.T) {
 		}
 	}
 }
+
+// TestOffsetEstimatorLeast: samples a second apart (a quiet room) with a
+// one-second window: the newest Least samples still count, so one clean
+// exchange keeps the estimate exact through three delayed ones; without
+// Least the latest delayed one alone decides.
+func TestOffsetEstimatorLeast(t *testing.T) {
+	const truth = 7 * time.Second // server time minus local time
+	for _, tc := range []struct {
+		least int
+		want  time.Duration // the estimate's error after the four exchanges
+	}{{4, 0}, {0, 20 * ms}} {
+		e := OffsetEstimator{Window: time.Second, Least: tc.least}
+		// The clean exchange: 10 ms each way. Then three with the uplink 50 ms slower.
+		e.Add(0, truth+10*ms, 20*ms)
+		for k := 1; k <= 3; k++ {
+			sent := time.Duration(k) * time.Second
+			e.Add(sent, truth+sent+50*ms, sent+60*ms)
+		}
+		if got := e.Offset() - truth; got != tc.want {
+			t.Errorf("Least %d: offset off by %v, want %v", tc.least, got, tc.want)
+		}
+	}
+}

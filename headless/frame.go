@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"webtron/client"
 	"webtron/sim"
 )
@@ -97,11 +95,8 @@ func (p *Player) Close() error {
 		p.err = errClosed
 	}
 	p.mu.Unlock()
-	err := p.ws.Close(websocket.StatusNormalClosure, "bye")
+	err := p.link.close()
 	<-p.done
-	if websocket.CloseStatus(err) == websocket.StatusNormalClosure {
-		err = nil
-	}
 	return err
 }
 

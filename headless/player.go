@@ -9,19 +9,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"webtron/client"
 	"webtron/internal/drive"
-	"webtron/internal/netbatch"
-	"webtron/proto"
 )
 
 // Options configures one headless player.
@@ -39,13 +32,18 @@ type Options struct {
 	// Idle connects and keeps the session going without ever pressing a key.
 	Idle   bool
 	Header http.Header // extra handshake headers (Origin)
+	// Transport is WebSocket (the default) or WebTransport, which falls back
+	// to the WebSocket as the browser does (Player.Transport tells which).
+	Transport string
+	// Fallback is how long the WebTransport attempt may take before the
+	// WebSocket is used instead (default 1 s, as the browser).
+	Fallback time.Duration
 }
 
 // Player is one headless client connection.
 type Player struct {
 	opt   Options
-	ws    *websocket.Conn
-	bc    *netbatch.Conn // the socket under ws: a frame's messages leave in one write
+	link  link
 	start time.Time
 
 	mu       sync.Mutex // guards everything below
@@ -66,35 +64,17 @@ var ErrDropped = errors.New("headless: dropped by server")
 
 // Dial connects, says hello and starts reading. Frames are driven by Run.
 func Dial(ctx context.Context, opt Options) (*Player, error) {
-	u := opt.URL
-	if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(u, "ws://"), "wss://"), "/") {
-		u = strings.TrimSuffix(u, "/") + "/ws"
-	}
-	var bc *netbatch.Conn
-	var d net.Dialer
-	// One transport per player, so that the dial hands back this player's
-	// socket, wrapped.
-	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			bc = &netbatch.Conn{Conn: c}
-			return bc, nil
-		}}}
-	ws, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: opt.Header, HTTPClient: hc})
+	l, err := dialLink(ctx, opt)
 	if err != nil {
-		return nil, fmt.Errorf("headless: dial %s: %w", u, err)
+		return nil, err
 	}
-	ws.SetReadLimit(int64(proto.MaxSize(proto.TypeWelcome)))
-	p := &Player{opt: opt, ws: ws, bc: bc, start: time.Now(), welcomed: make(chan struct{}), done: make(chan struct{})}
+	p := &Player{opt: opt, link: l, start: time.Now(), welcomed: make(chan struct{}), done: make(chan struct{})}
 	p.sess = client.New(client.Options{Name: opt.Name, Room: opt.Room, Token: opt.Token, Spectate: opt.Spectate, MindReader: opt.MindReader})
 	p.drv = drive.New(p.sess, drive.Options{Seed: opt.Seed, BrakeEvery: opt.BrakeEvery})
 	p.drv.Idle = opt.Idle
 	hello := p.sess.Hello(p.now())
-	if err := ws.Write(ctx, websocket.MessageBinary, hello); err != nil {
-		ws.CloseNow()
+	if err := l.write([][]byte{hello}); err != nil {
+		l.closeNow()
 		return nil, fmt.Errorf("headless: hello: %w", err)
 	}
 	go p.readLoop()
@@ -107,14 +87,17 @@ func (p *Player) readLoop() {
 	defer close(p.done)
 	buf := make([]byte, 0, 4096)
 	for {
-		msg, err := readInto(p.ws, buf[:0])
+		msg, err := p.link.read(buf[:0])
 		if err != nil {
 			p.fail(err)
 			return
 		}
 		buf = msg
+		// Timed at its arrival, not when a frame in progress lets go of the
+		// session (as the browser stamps messages in its worker).
+		at := p.now()
 		p.mu.Lock()
-		err = p.sess.Receive(p.now(), msg)
+		err = p.sess.ReceiveAt(at, p.now(), msg)
 		if p.welcome == 0 && p.sess.Started() {
 			p.welcome = len(msg)
 			close(p.welcomed)
@@ -125,32 +108,11 @@ func (p *Player) readLoop() {
 				err = fmt.Errorf("%w: %v", ErrDropped, err)
 			}
 			p.fail(err)
-			p.ws.CloseNow()
+			p.link.closeNow()
 			return
 		}
 		// Answers wait for the next frame (pongs say how long they were
 		// held), so a frame's messages go out together, as a page's do.
-	}
-}
-
-// readInto reads one message, reusing buf's storage.
-func readInto(ws *websocket.Conn, buf []byte) ([]byte, error) {
-	_, r, err := ws.Reader(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 }
 
@@ -161,7 +123,7 @@ func (p *Player) fail(err error) {
 	if p.err != nil {
 		return
 	}
-	if s := websocket.CloseStatus(err); s == websocket.StatusNormalClosure && !errors.Is(err, ErrDropped) {
+	if p.link.normal(err) && !errors.Is(err, ErrDropped) {
 		err = nil
 	}
 	p.err = err
@@ -182,20 +144,10 @@ func (p *Player) flush() {
 	if len(p.out) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if p.bc != nil {
-		p.bc.Hold()
-	}
-	for _, b := range p.out {
-		if err := p.ws.Write(ctx, websocket.MessageBinary, b); err != nil {
-			p.fail(err)
-			return
-		}
-	}
-	if p.bc != nil {
-		if err := p.bc.Release(5 * time.Second); err != nil {
-			p.fail(err)
-		}
+	if err := p.link.write(p.out); err != nil {
+		p.fail(err)
 	}
 }
+
+// Transport returns the transport the player connected over.
+func (p *Player) Transport() string { return p.link.transport() }

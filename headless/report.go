@@ -17,8 +17,9 @@ type Report struct {
 	URL            string             `json:"url"`
 	Players        int                `json:"players"`
 	Connected      int                `json:"connected"`
-	Failed         int                `json:"failed"`  // could not connect or was refused a Welcome
-	Dropped        int                `json:"dropped"` // ended by the server or the network during the run
+	Transports     map[string]int     `json:"transports"` // connected players by transport (websocket, webtransport)
+	Failed         int                `json:"failed"`     // could not connect or was refused a Welcome
+	Dropped        int                `json:"dropped"`    // ended by the server or the network during the run
 	DurationS      float64            `json:"duration_s"`
 	EventsSent     int64              `json:"events_sent"`
 	EventsReceived int64              `json:"events_received"`
@@ -28,11 +29,22 @@ type Report struct {
 	Desyncs        int64              `json:"desyncs"` // resyncs received
 	ProtocolErrors int64              `json:"protocol_errors"`
 	Lag            stats.Percentiles2 `json:"perceived_lag_ms"` // every sample of every pair
-	Bandwidth      stats.Bandwidth    `json:"bytes_per_second"` // per player, Welcome excluded
-	WelcomeBytes   WelcomeSize        `json:"welcome_bytes"`
-	Errors         []string           `json:"errors,omitempty"` // the first few
-	Names          []NameRow          `json:"names"`
-	Pairs          []stats.PairRow    `json:"pairs"`
+	// LagExcess is measured minus predicted perceived lag, in ms.
+	LagExcess    Excess          `json:"lag_excess_ms"`
+	Bandwidth    stats.Bandwidth `json:"bytes_per_second"` // per player, Welcome excluded
+	WelcomeBytes WelcomeSize     `json:"welcome_bytes"`
+	Errors       []string        `json:"errors,omitempty"` // the first few
+	Names        []NameRow       `json:"names"`
+	Pairs        []stats.PairRow `json:"pairs"`
+}
+
+// Excess is how far measured perceived lags ran past the predicted ones
+// (each sample minus its pair's prediction at the end of the run), in ms.
+type Excess struct {
+	P50 float64 `json:"p50"` // every sample of every pair
+	P99 float64 `json:"p99"`
+	// WorstPairP99 is the largest of each pair's own p99 minus its prediction.
+	WorstPairP99 float64 `json:"worst_pair_p99"`
 }
 
 // WelcomeSize is the size of the join snapshot message.
@@ -60,7 +72,7 @@ func (r *Report) Check() error {
 
 // collect reads every session's numbers; the players are still connected.
 func collect(o SwarmOptions, players []*Player, errs []error, dur time.Duration) *Report {
-	r := &Report{URL: o.URL, Players: len(players), DurationS: dur.Seconds()}
+	r := &Report{URL: o.URL, Players: len(players), DurationS: dur.Seconds(), Transports: map[string]int{}}
 	type key struct {
 		room string
 		slot int
@@ -79,6 +91,7 @@ func collect(o SwarmOptions, players []*Player, errs []error, dur time.Duration)
 			continue
 		}
 		r.Connected++
+		r.Transports[p.Transport()]++
 		if err := p.Err(); err != nil {
 			r.Dropped++
 			if len(r.Errors) < 10 {
@@ -111,6 +124,7 @@ func collect(o SwarmOptions, players []*Player, errs []error, dur time.Duration)
 			downs = append(downs, float64(st.BytesIn-int64(welcome))/s)
 		}
 	}
+	var excess []time.Duration
 	for i, p := range players {
 		if p == nil {
 			continue
@@ -128,11 +142,19 @@ func collect(o SwarmOptions, players []*Player, errs []error, dur time.Duration)
 			lag := stats.Summarize2(v)
 			r.Pairs = append(r.Pairs, stats.PairRow{Viewer: i + 1, Peer: peer, Predicted: predicted[slot],
 				P50: lag.P50, P95: lag.P95, Samples: len(v)})
+			pred := time.Duration(predicted[slot] * float64(time.Millisecond))
+			for _, d := range v {
+				excess = append(excess, d-pred)
+			}
+			if pp := stats.Ms(stats.Percentile(v, 0.99) - pred); len(r.Pairs) == 1 || pp > r.LagExcess.WorstPairP99 {
+				r.LagExcess.WorstPairP99 = pp
+			}
 		}
 		p.mu.Unlock()
 	}
 	slices.SortFunc(r.Pairs, func(a, b stats.PairRow) int { return cmp.Or(a.Viewer-b.Viewer, a.Peer-b.Peer) })
 	r.Lag = stats.Summarize2(all)
+	r.LagExcess.P50, r.LagExcess.P99 = stats.Ms(stats.Percentile(excess, 0.5)), stats.Ms(stats.Percentile(excess, 0.99))
 	r.Bandwidth = stats.Bandwidth{UpP50: stats.Median(ups), DownP50: stats.Median(downs)}
 	if len(welcomes) > 0 {
 		slices.Sort(welcomes)
@@ -143,10 +165,11 @@ func collect(o SwarmOptions, players []*Player, errs []error, dur time.Duration)
 
 // Print writes the summary for people; pairs only when there are few.
 func (r *Report) Print(w io.Writer) {
-	fmt.Fprintf(w, "players %d  connected %d  failed %d  dropped %d  (%.1f s)\n", r.Players, r.Connected, r.Failed, r.Dropped, r.DurationS)
+	fmt.Fprintf(w, "players %d  connected %d  failed %d  dropped %d  (%.1f s)  transports %v\n", r.Players, r.Connected, r.Failed, r.Dropped, r.DurationS, r.Transports)
 	fmt.Fprintf(w, "events sent %d  received %d  postponed %d  refused %d  rollbacks %d\n",
 		r.EventsSent, r.EventsReceived, r.Postponed, r.Refused, r.Rollbacks)
-	fmt.Fprintf(w, "perceived lag p50 %.1f ms  p95 %.1f ms\n", r.Lag.P50, r.Lag.P95)
+	fmt.Fprintf(w, "perceived lag p50 %.1f ms  p95 %.1f ms; over predicted: p50 %.1f ms  p99 %.1f ms  worst pair's p99 %.1f ms\n",
+		r.Lag.P50, r.Lag.P95, r.LagExcess.P50, r.LagExcess.P99, r.LagExcess.WorstPairP99)
 	fmt.Fprintf(w, "bandwidth per player: down %.0f B/s  up %.0f B/s  welcome %d B (max %d)\n",
 		r.Bandwidth.DownP50, r.Bandwidth.UpP50, r.WelcomeBytes.P50, r.WelcomeBytes.Max)
 	fmt.Fprintf(w, "desyncs %d  protocol errors %d\n", r.Desyncs, r.ProtocolErrors)

@@ -20,6 +20,7 @@ import (
 //	--down-delay, --down-jitter, --down-loss server->client, overriding the above
 //	--rto                          retransmission timeout of a lost chunk (>= 200ms)
 //	--seed                         jitter and loss random source
+//	--udp                          also relay UDP on the same port (loss drops datagrams)
 //
 // Durations are Go durations ("80ms"); loss is a percentage ("1%", "0.5%", or
 // a bare "1" meaning 1%). Errors name the flag. With -h it returns
@@ -29,6 +30,7 @@ func ParseArgs(fs *flag.FlagSet, args []string) (Config, error) {
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:9001", "`address` to listen on")
 	fs.StringVar(&cfg.To, "to", "", "`address` to forward connections to (required)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the jitter and loss random source")
+	fs.BoolVar(&cfg.UDP, "udp", false, "also relay UDP datagrams on the same port number (QUIC, WebTransport); loss drops a datagram")
 	both := dirFlags{rto: durationFlag{d: DefaultRTO, min: MinRTO}}
 	both.define(fs, "", "both directions")
 	upf, downf := dirFlags{}, dirFlags{}

@@ -52,11 +52,15 @@ type Direction struct {
 // Config describes a relay. Up is client->server (the side that connects to
 // Listen towards To), Down is server->client.
 type Config struct {
-	Listen string       // address to listen on; empty means "127.0.0.1:0"
-	To     string       // address every accepted connection is forwarded to
-	Up     Direction    // client->server
-	Down   Direction    // server->client
-	Seed   uint64       // seeds jitter and loss, so a run can be repeated
+	Listen string    // address to listen on; empty means "127.0.0.1:0"
+	To     string    // address every accepted connection is forwarded to
+	Up     Direction // client->server
+	Down   Direction // server->client
+	Seed   uint64    // seeds jitter and loss, so a run can be repeated
+	// UDP also relays datagrams on the UDP port of the same number as the
+	// TCP listener (QUIC, WebTransport): loss drops a datagram, delay and
+	// jitter are as for TCP (see udp.go).
+	UDP    bool
 	Logger *slog.Logger // one line per connection opened and closed; nil logs nothing
 }
 
@@ -96,14 +100,14 @@ func (d Direction) rto() time.Duration {
 // DirectionStats counts what went one way, over all connections.
 type DirectionStats struct {
 	Bytes  int64 // bytes delivered
-	Chunks int64 // chunks read (one read from the sending side is one chunk)
-	Held   int64 // chunks held back by emulated loss
+	Chunks int64 // chunks read (one read from the sending side is one chunk), and datagrams
+	Held   int64 // chunks held back by emulated loss (TCP), datagrams dropped (UDP)
 }
 
 // Stats is a snapshot of a relay's counters.
 type Stats struct {
-	Connections int64 // connections forwarded since Start
-	Active      int64 // connections open now
+	Connections int64 // connections (and UDP flows) forwarded since Start
+	Active      int64 // connections (and UDP flows) open now
 	Up, Down    DirectionStats
 }
 
@@ -116,6 +120,7 @@ type Relay struct {
 	stopCtx func() bool // detaches Close from the caller's context
 	dirs    atomic.Pointer[[2]Direction]
 	clock   *clock
+	udp     *udpRelay // nil unless Config.UDP
 	wg      sync.WaitGroup
 
 	mu     sync.Mutex
@@ -154,6 +159,14 @@ func Start(ctx context.Context, cfg Config) (*Relay, error) {
 	r := &Relay{cfg: cfg, ln: ln, conns: map[*conn]struct{}{}, clock: newClock()}
 	r.dirs.Store(&[2]Direction{cfg.Up, cfg.Down})
 	r.ctx, r.cancel = context.WithCancel(context.Background())
+	if cfg.UDP {
+		if r.udp, err = startUDP(r, ln.Addr().String()); err != nil {
+			ln.Close()
+			r.cancel()
+			r.clock.close()
+			return nil, err
+		}
+	}
 	r.stopCtx = context.AfterFunc(ctx, func() { r.Close() })
 	r.wg.Add(2)
 	go r.accept()
@@ -162,7 +175,7 @@ func Start(ctx context.Context, cfg Config) (*Relay, error) {
 }
 
 // Addr returns the address the relay listens on, with the actual port when
-// Config.Listen asked for port 0.
+// Config.Listen asked for port 0; with Config.UDP, on UDP too.
 func (r *Relay) Addr() string { return r.ln.Addr().String() }
 
 // SetDirections changes both directions of the link for every chunk read from
@@ -212,6 +225,9 @@ func (r *Relay) Close() error {
 	}
 	for _, c := range conns {
 		c.shutdown()
+	}
+	if r.udp != nil && first {
+		r.udp.close()
 	}
 	r.clock.close()
 	r.wg.Wait()

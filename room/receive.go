@@ -228,6 +228,7 @@ func (r *Room) resend(c ConnID, m *proto.ResendRequest) {
 			return
 		}
 		r.tr.Send(c, rb.msg)
+		r.Stats.Resent++
 	}
 }
 

@@ -53,10 +53,14 @@ type Config struct {
 	Seats      int           // cycles in a round, humans plus bots (default 8, at most sim.MaxPlayers)
 	MaxLead    time.Duration // how far ahead of the server a client may schedule (default 1 s)
 	MaxLenient time.Duration // leniency never exceeds this (default: the policy cap plus 50 ms)
-	Ping       time.Duration // server ping interval per client (default clock.ServerPingInterval)
-	Heartbeat  time.Duration // heartbeat interval (default DefaultHeartbeat)
-	Reconnect  time.Duration // how long a dropped player keeps its cycle and token (default 30 s)
-	ChatEvery  time.Duration // minimum spacing of one client's chat lines (default 500 ms)
+	Ping       time.Duration // how often leads and leniencies are recomputed (default clock.ServerPingInterval); the pings themselves ride on heartbeats
+	Heartbeat  time.Duration // heartbeat interval while players press keys (default DefaultHeartbeat)
+	// QuietHeartbeat is the heartbeat interval while no player's input
+	// arrives (default DefaultQuietHeartbeat): fewer, fuller packets when
+	// nothing changes (docs/performance.md, bandwidth).
+	QuietHeartbeat time.Duration
+	Reconnect      time.Duration // how long a dropped player keeps its cycle and token (default 30 s)
+	ChatEvery      time.Duration // minimum spacing of one client's chat lines (default 500 ms)
 	// OnRound receives every finished round's record (replays).
 	OnRound func(rec history.RoundRecord, names []string)
 	// OnDesync receives the reproduction of a desync: the joining data a
@@ -98,6 +102,9 @@ func (c *Config) defaults() {
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = DefaultHeartbeat
 	}
+	if c.QuietHeartbeat <= 0 {
+		c.QuietHeartbeat = max(DefaultQuietHeartbeat, c.Heartbeat)
+	}
 	if c.Reconnect <= 0 {
 		c.Reconnect = 30 * time.Second
 	}
@@ -110,6 +117,15 @@ func (c *Config) defaults() {
 // little later than at ten, a third of a player's downstream bandwidth saved
 // in an 8-player room (docs/performance.md).
 const DefaultHeartbeat = 200 * time.Millisecond
+
+// DefaultQuietHeartbeat is the heartbeat interval while no player presses a
+// key. Each heartbeat costs a packet each way and the acknowledgements of
+// both (four packets; over QUIC, whose datagrams never carry an
+// acknowledgement, always four), so a quiet room sends one a second
+// instead of five: finality and the server's pings (which ride on
+// heartbeats) are less urgent then, and the first key pressed brings the
+// faster rate back for the next heartbeat (docs/performance.md, bandwidth).
+const DefaultQuietHeartbeat = time.Second
 
 // Errors that close a connection; each becomes a proto.Error with a reason.
 var (
@@ -203,7 +219,8 @@ type heldPong struct {
 
 // maxPongHold bounds the hold for a room configured with slow heartbeats:
 // the client's ping table must still know the ping when its answer comes.
-const maxPongHold = 250 * time.Millisecond
+// A quiet room's heartbeats are within it.
+const maxPongHold = 1100 * time.Millisecond
 
 type recentBcast struct {
 	seq uint64
@@ -213,6 +230,7 @@ type recentBcast struct {
 // Stats are counters the server exports as metrics and the lab reports.
 type Stats struct {
 	Events, Postponed, Refused, Duplicates, Desyncs int64
+	Resent                                          int64   // broadcasts sent again on a client's request (lost datagrams)
 	RollbackTicks                                   []int64 // server rollback depth per accepted late event, drained by the owner
 	BytesOut, BytesIn                               int64
 	TickLateness                                    time.Duration // last tick's lateness

@@ -35,21 +35,29 @@ func (r *Room) Tick(now time.Duration) error {
 		r.expire(now)
 		r.fillBots()
 		r.applyPolicy(now)
-		r.pingAll(now)
 	} else if r.rttMoved {
 		// An RTT estimate moved: the leads follow now rather than at the
 		// next ping, so that a route that got slower costs the client's lead
 		// one filter's delay (clock.DefaultRTTSamples) and no more.
 		r.applyPolicy(now)
 	}
-	if now-r.lastHB >= r.cfg.Heartbeat {
+	every := r.cfg.QuietHeartbeat
+	if r.inputsSinceHeartbeat() {
+		every = r.cfg.Heartbeat
+	}
+	// The heartbeat, the server's pings, the answers to the clients' pings
+	// and the periodic roster leave together: one packet to each client
+	// where there would be several.
+	hb := now-r.lastHB >= every
+	if hb {
 		r.lastHB = now
 		r.heartbeat(now)
+		r.pingAll(now)
 		r.sendPongs(now)
 	} else if len(r.pongs) > 0 && now-r.pongs[0].arrived >= maxPongHold {
 		r.sendPongs(now)
 	}
-	if r.rosterDirty && now-r.lastRoster >= 250*time.Millisecond || now-r.lastRoster >= 2*time.Second {
+	if r.rosterDirty && now-r.lastRoster >= 250*time.Millisecond || hb && now-r.lastRoster >= 2*time.Second {
 		r.lastRoster = now
 		r.rosterDirty = false
 		r.rosterRev++
@@ -151,6 +159,17 @@ func (r *Room) rubberLatency(ids []int, oneWays []time.Duration) {
 		m.latency, m.latencySent = lat, true
 		r.serverEvent(sim.Event{Kind: sim.EvLatency, Player: uint8(p), Arg: int32(min(us(lat), 10_000_000))})
 	}
+}
+
+// inputsSinceHeartbeat reports whether any player's input was decided since
+// the last heartbeat (the heartbeat then has margins to report).
+func (r *Room) inputsSinceHeartbeat() bool {
+	for _, m := range r.members {
+		if m != nil && m.decided {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Room) pingAll(now time.Duration) {

@@ -18,6 +18,7 @@ func (s *Server) routes() {
 	mux.HandleFunc("GET /api/rooms", s.serveRooms)
 	mux.HandleFunc("GET /api/replays", s.serveReplays)
 	mux.HandleFunc("GET /api/replays/{id}", s.serveReplay)
+	mux.HandleFunc("GET /api/transport", s.serveTransport)
 	mux.HandleFunc("GET /api/settings", s.serveSettings)
 	mux.Handle("GET /metrics", s.metrics.handler())
 	if s.cfg.Web != nil {
@@ -112,12 +113,18 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
 // popTotals sums the rooms' published populations.
 type popTotals struct {
 	rooms, conns, players, bots, spectators int
+	wtConns                                 int // conns over WebTransport
 }
 
 func (s *Server) population() popTotals {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := popTotals{rooms: len(s.rooms), conns: len(s.conns)}
+	for c := range s.conns {
+		if c.wt != nil {
+			t.wtConns++
+		}
+	}
 	for _, h := range s.rooms {
 		p := h.pop.Load()
 		t.players += int(p.players)

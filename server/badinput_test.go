@@ -91,10 +91,13 @@ func TestBadInputClosesOnlyThatConnection(t *testing.T) {
 	// The room and the healthy player carried on through all of it.
 	var before int64
 	healthy.Inspect(func(cs *client.Session) { before = cs.Confirmed() })
-	time.Sleep(300 * time.Millisecond)
 	var after int64
 	var errs int64
-	healthy.Inspect(func(cs *client.Session) { after, errs = cs.Confirmed(), cs.Stats().ProtocolErrors+cs.Stats().Resyncs })
+	// Finality moves with the heartbeats, a second apart in a quiet room.
+	for deadline := time.Now().Add(3 * time.Second); after <= before && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		healthy.Inspect(func(cs *client.Session) { after, errs = cs.Confirmed(), cs.Stats().ProtocolErrors+cs.Stats().Resyncs })
+	}
 	if err := healthy.Err(); err != nil || after <= before || errs != 0 {
 		t.Fatalf("healthy player: err %v, confirmed %d -> %d, %d errors", err, before, after, errs)
 	}

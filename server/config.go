@@ -52,6 +52,9 @@ type Config struct {
 	// Web serves the browser client at "/"; nil serves a status page.
 	Web    http.Handler
 	Logger *slog.Logger // nil: slog.Default()
+	// TLSCert and TLSKey are PEM files of the WebTransport server's
+	// certificate; without them it generates one (server/cert.go).
+	TLSCert, TLSKey string
 
 	// The HTTP server's timeouts (WebSockets, once upgraded, have their own):
 	// a request must arrive within HTTPReadTimeout (10 s), a response leave
@@ -76,7 +79,10 @@ type Config struct {
 	// and clock.ServerPingInterval, 200 ms each): they decide most of a
 	// player's downstream bandwidth.
 	Heartbeat, Ping time.Duration
-	Seed            uint64 // room seeds derive from it; 0 picks one from the clock
+	// QuietHeartbeat overrides the heartbeat interval of a room where no
+	// player presses a key (room.DefaultQuietHeartbeat, 1 s).
+	QuietHeartbeat time.Duration
+	Seed           uint64 // room seeds derive from it; 0 picks one from the clock
 	// Rules, when set, replaces Armagetron's default rules (arena size,
 	// speeds, round timings); its TickRate is replaced by TickRate.
 	Rules *sim.Config
@@ -154,6 +160,9 @@ func (c *Config) Defaults() error {
 		return fmt.Errorf("%w: negative charity cap", ErrConfig)
 	case c.Policy.Rule != clock.RuleWebtron && c.Policy.Rule != clock.RuleArmagetron:
 		return fmt.Errorf("%w: unknown charity rule %v", ErrConfig, c.Policy.Rule)
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return fmt.Errorf("%w: a TLS certificate needs its key and a key its certificate", ErrConfig)
 	}
 	for _, o := range c.Origins {
 		if _, err := filepath.Match(o, ""); err != nil {

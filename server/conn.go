@@ -65,7 +65,8 @@ func errorReason(e *proto.Error) reason {
 type conn struct {
 	id   room.ConnID
 	srv  *Server
-	ws   *websocket.Conn // nil for test connections without a socket
+	ws   *websocket.Conn // nil for test connections without a socket, and for WebTransport
+	wt   *wtLink         // the WebTransport session, or nil for a WebSocket
 	raw  net.Conn        // the socket under ws, when known: closing it cuts a stalled close handshake short
 	addr netip.Prefix    // the client's address, as the per-address limits count it
 	send chan [][]byte   // batches of messages, one per room iteration
@@ -136,6 +137,10 @@ func (c *conn) closing() bool {
 // the client why (when it can) and closes the WebSocket.
 func (c *conn) writeLoop() {
 	defer close(c.finished)
+	if c.wt != nil {
+		c.wt.writeLoop(c)
+		return
+	}
 	bc, _ := c.raw.(*netbatch.Conn)
 	for {
 		select {
@@ -210,7 +215,9 @@ func (c *conn) write(b []byte, timeout time.Duration) error {
 // forceClose cuts the socket: for a peer that stalls the close handshake
 // while the server is shutting down.
 func (c *conn) forceClose() {
-	if c.raw != nil {
+	if c.wt != nil {
+		c.wt.cut()
+	} else if c.raw != nil {
 		c.raw.Close()
 	} else if c.ws != nil {
 		c.ws.CloseNow()

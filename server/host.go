@@ -269,6 +269,7 @@ func (h *roomHost) tick() bool {
 	m.events.WithLabelValues("postponed").Add(float64(st.Postponed - h.last.Postponed))
 	m.events.WithLabelValues("refused").Add(float64(st.Refused - h.last.Refused))
 	m.desyncs.Add(float64(st.Desyncs - h.last.Desyncs))
+	m.datagrams.WithLabelValues("resent").Add(float64(st.Resent - h.last.Resent))
 	h.last = *st
 	h.settle(now)
 

@@ -117,7 +117,9 @@ func TestSlowReaderIsDropped(t *testing.T) {
 		fast := join(t, s, "r", "fast")
 		stop := make(chan struct{})
 		drain(fast, stop)
-		time.Sleep(2 * time.Second)
+		// A quiet room's heartbeats are a second apart: ten seconds fill
+		// the queue with them and the bots' broadcasts.
+		time.Sleep(10 * time.Second)
 		synctest.Wait()
 		if !slow.closing() || slow.why.label != "slow_reader" {
 			t.Fatalf("slow reader: closing %v, reason %q", slow.closing(), slow.why.label)

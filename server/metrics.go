@@ -22,6 +22,8 @@ type metrics struct {
 	disconnects  *prometheus.CounterVec
 	rounds       prometheus.Counter
 	replays      *prometheus.CounterVec
+	conns        *prometheus.CounterVec // connections opened, by transport
+	datagrams    *prometheus.CounterVec // WebTransport datagrams sent, received, lost, resent
 }
 
 // Metric names, for dashboards and for the load test that reads them back.
@@ -39,6 +41,8 @@ const (
 	MetricDisconnects  = "webtron_disconnects_total"
 	MetricRounds       = "webtron_rounds_total"
 	MetricReplays      = "webtron_replays_total"
+	MetricConnsOpened  = "webtron_connections_opened_total"
+	MetricDatagrams    = "webtron_datagrams_total"
 )
 
 func newMetrics(s *Server) *metrics {
@@ -77,6 +81,16 @@ func newMetrics(s *Server) *metrics {
 		replays: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricReplays,
 			Help: "Replay and desync files by outcome: written, failed, dropped (writer behind), pruned (old)."}, []string{"result"}),
 	}
+	m.conns = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricConnsOpened,
+		Help: "Connections opened, by transport (websocket, webtransport)."}, []string{"transport"})
+	m.datagrams = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricDatagrams,
+		Help: "WebTransport datagrams: sent, received; lost (QUIC packets the server declared lost); resent (broadcasts sent again: on a client's request, or as a second copy on a path that loses packets)."}, []string{"event"})
+	for _, t := range []string{"websocket", "webtransport"} {
+		m.conns.WithLabelValues(t)
+	}
+	for _, e := range []string{"sent", "received", "lost", "resent"} {
+		m.datagrams.WithLabelValues(e)
+	}
 	for _, r := range []string{"accepted", "postponed", "refused"} {
 		m.events.WithLabelValues(r)
 	}
@@ -84,13 +98,16 @@ func newMetrics(s *Server) *metrics {
 		m.replays.WithLabelValues(r)
 	}
 	reg.MustRegister(m.tickDuration, m.tickLateness, m.rollback, m.events, m.desyncs, m.bytesIn, m.bytesOut,
-		m.disconnects, m.rounds, m.replays)
+		m.disconnects, m.rounds, m.replays, m.conns, m.datagrams)
 	gauge := func(name, help string, labels prometheus.Labels, f func(*popTotals) float64) {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: labels},
 			func() float64 { t := s.population(); return f(&t) }))
 	}
 	gauge(MetricRooms, "Rooms open.", nil, func(t *popTotals) float64 { return float64(t.rooms) })
-	gauge(MetricConnections, "WebSocket connections open.", nil, func(t *popTotals) float64 { return float64(t.conns) })
+	gauge(MetricConnections, "Connections open, by transport.", prometheus.Labels{"transport": "websocket"},
+		func(t *popTotals) float64 { return float64(t.conns - t.wtConns) })
+	gauge(MetricConnections, "Connections open, by transport.", prometheus.Labels{"transport": "webtransport"},
+		func(t *popTotals) float64 { return float64(t.wtConns) })
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: MetricHTTPConns,
 		Help: "HTTP connections open (kept alive or in a request), WebSockets not counted; Serve only."},
 		func() float64 { return float64(s.httpConns.Load()) }))

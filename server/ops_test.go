@@ -103,7 +103,7 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 // TestSlowReaderOverSockets: a client that stops reading is dropped as a
 // slow reader while another in its room keeps playing.
 func TestSlowReaderOverSockets(t *testing.T) {
-	s, err := New(Config{Logger: quiet, Rules: fastRules(), SendQueue: 8, Heartbeat: time.Millisecond, Ping: time.Millisecond, Bots: 2})
+	s, err := New(Config{Logger: quiet, Rules: fastRules(), SendQueue: 8, Heartbeat: time.Millisecond, QuietHeartbeat: time.Millisecond, Ping: time.Millisecond, Bots: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestOperatingEndpoints(t *testing.T) {
 			t.Fatalf("%s: %d %q", path, resp.StatusCode, b.String())
 		}
 	}
-	for _, series := range []string{MetricRooms, MetricConnections, `webtron_players{kind="human"}`} {
+	for _, series := range []string{MetricRooms, MetricConnections + `{transport="websocket"}`, `webtron_players{kind="human"}`} {
 		if v := metricValue(t, s.Server, series); v != 1 {
 			t.Fatalf("%s = %v, want 1", series, v)
 		}

@@ -38,6 +38,7 @@ type Server struct {
 	connWG     sync.WaitGroup
 	roomWG     sync.WaitGroup
 	nextConn   atomic.Uint64
+	wt         atomic.Pointer[wtServer] // set by ServeWebTransport
 	nextSeed   uint64
 	cl         *clusterNode // nil for a single node (cluster.go)
 }
@@ -112,7 +113,7 @@ func (s *Server) Serve(ln net.Listener) error {
 
 func (s *Server) roomConfig(seed uint64) room.Config {
 	return room.Config{Sim: s.cfg.rules(), Seed: seed, Policy: s.cfg.Policy, Bots: s.cfg.Bots, Seats: s.cfg.Seats,
-		Heartbeat: s.cfg.Heartbeat, Ping: s.cfg.Ping}
+		Heartbeat: s.cfg.Heartbeat, QuietHeartbeat: s.cfg.QuietHeartbeat, Ping: s.cfg.Ping}
 }
 
 // attach finds or makes the room called name and counts c in it. The count

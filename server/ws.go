@@ -46,6 +46,13 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c := newConn(s, ws, raw)
 	c.addr = addrKey(s.clientAddr(r))
 	c.hop, c.remote = joinHop(r), s.clientAddr(r).String()
+	s.metrics.conns.WithLabelValues("websocket").Inc()
+	s.runConn(c)
+}
+
+// runConn runs a connection, whatever its transport: this goroutine reads,
+// a second one writes.
+func (s *Server) runConn(c *conn) {
 	if why := s.register(c); why != nil {
 		go c.writeLoop()
 		c.close(*why)
@@ -68,10 +75,13 @@ func (s *Server) readLoop(c *conn) {
 	buf := make([]byte, maxClientMessage+1)
 	limit := newBucket(s.cfg.MsgRate, s.cfg.MsgBurst, s.now())
 	for {
-		n, err := readMessage(c.ws, buf)
+		n, err := c.readMessage(buf)
 		switch {
 		case errors.Is(err, errTooLarge):
 			c.close(protocolReason("oversized", fmt.Sprintf("message larger than %d bytes", maxClientMessage), websocket.StatusMessageTooBig))
+			return
+		case errors.Is(err, proto.ErrFrame):
+			c.close(protocolReason("malformed", "bad framing: a length past the message's end", websocket.StatusPolicyViolation))
 			return
 		case errors.Is(err, errText):
 			c.close(protocolReason("protocol", "text message: the protocol is binary", websocket.StatusUnsupportedData))

@@ -51,6 +51,8 @@ func runBots(args []string) error {
 	fs.BoolVar(&o.MindReader, "mind-reader", false, "negative input delay")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the bots and their timing")
 	fs.IntVar(&o.Parallel, "parallel", 16, "connections opened at once")
+	fs.StringVar(&o.Transport, "transport", headless.WebTransport, "webtransport (falls back to the websocket within 1 s, as the browser does) or websocket")
+	fs.BoolVar(&o.Idle, "idle", false, "the players never press a key (a quiet room, for bandwidth measurements)")
 	origin := fs.String("origin", "", "Origin header to send (default: none, as a non-browser client)")
 	asJSON := fs.Bool("json", false, "print the report as JSON (pairs as in the lab's report)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process to the file")
@@ -72,6 +74,8 @@ func runBots(args []string) error {
 		return fmt.Errorf("--rooms %d: need at least one room", o.Rooms)
 	case o.Duration <= 0:
 		return fmt.Errorf("--duration %v: must be positive", o.Duration)
+	case o.Transport != headless.WebTransport && o.Transport != headless.WebSocket:
+		return fmt.Errorf("--transport %q: want webtransport or websocket", o.Transport)
 	case !strings.HasPrefix(o.URL, "ws://") && !strings.HasPrefix(o.URL, "wss://"):
 		return fmt.Errorf("--url %q: want ws://host:port or wss://host:port", o.URL)
 	}

@@ -35,6 +35,8 @@ func init() {
 type serveFlags struct {
 	addr, charity, rule, data, origin string
 	pprof, settings                   string
+	tlsCert, tlsKey                   string
+	webtransport                      bool
 	tickRate                          int64
 	cap                               time.Duration
 	bots, seats, maxRooms, maxPlayers int
@@ -95,6 +97,9 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.StringVar(&f.data, "data", server.DefaultDataDir(), "data directory (replays, desync dumps); empty writes none")
 	fs.StringVar(&f.origin, "origin", "", "extra allowed WebSocket origins, comma-separated host patterns (e.g. *.example.com)")
 	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
+	fs.BoolVar(&f.webtransport, "webtransport", true, "also serve WebTransport (HTTP/3) on UDP at the --addr port")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "WebTransport certificate (PEM); without it a self-signed one is made and renewed, its hash served at /api/transport")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "key of --tls-cert (PEM)")
 	fs.StringVar(&f.settings, "settings", "", "Armagetron-format settings file (`webtron settings` lists them); flags given explicitly win over its TICK_RATE, BOTS, SEATS, MAX_CLIENTS")
 	fs.DurationVar(&f.replayKeep, "replay-keep", server.DefaultReplayKeep, "delete replays and desync dumps older than this")
 	fs.Int64Var(&f.replayMaxBytes, "replay-max-bytes", server.DefaultReplayMaxBytes, "delete the oldest replays and dumps beyond this many bytes in all")
@@ -102,16 +107,18 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS",
 		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
 		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF",
-		"replay-keep": "WEBTRON_REPLAY_KEEP", "replay-max-bytes": "WEBTRON_REPLAY_MAX_BYTES"}
+		"replay-keep": "WEBTRON_REPLAY_KEEP", "replay-max-bytes": "WEBTRON_REPLAY_MAX_BYTES",
+		"webtransport": "WEBTRON_WEBTRANSPORT", "tls-cert": "WEBTRON_TLS_CERT", "tls-key": "WEBTRON_TLS_KEY"}
 	f.perAddr.register(fs, env)
 	return env
 }
 
 // serveOptions are what serve needs besides the server's configuration.
 type serveOptions struct {
-	addr, pprof string
-	warnings    []string      // from the settings file, logged once the logger exists
-	drain       time.Duration // before Shutdown, for a cluster node
+	addr, pprof  string
+	webtransport bool
+	warnings     []string      // from the settings file, logged once the logger exists
+	drain        time.Duration // before Shutdown, for a cluster node
 }
 
 // parseServe reads flags and environment into a server configuration.
@@ -186,7 +193,7 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 	}
 	cfg := server.Config{TickRate: f.tickRate, Policy: clock.Policy{Charity: charity, Cap: f.cap, Rule: rule},
 		Bots: f.bots, Seats: f.seats, MaxRooms: f.maxRooms, MaxPlayers: f.maxPlayers, DataDir: f.data,
-		ReplayKeep: f.replayKeep, ReplayMaxBytes: f.replayMaxBytes}
+		ReplayKeep: f.replayKeep, ReplayMaxBytes: f.replayMaxBytes, TLSCert: f.tlsCert, TLSKey: f.tlsKey}
 	if err := f.perAddr.apply(&cfg); err != nil {
 		return server.Config{}, serveOptions{}, err
 	}
@@ -195,10 +202,13 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 			cfg.Origins = append(cfg.Origins, o)
 		}
 	}
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return server.Config{}, serveOptions{}, fmt.Errorf("--tls-cert and --tls-key go together")
+	}
 	if cfg.Cluster, err = cf.options(f.addr, f.data); err != nil {
 		return server.Config{}, serveOptions{}, err
 	}
-	opt := serveOptions{addr: f.addr, pprof: f.pprof, drain: cf.drain}
+	opt := serveOptions{addr: f.addr, pprof: f.pprof, webtransport: f.webtransport, drain: cf.drain}
 	if file != nil {
 		cfg.Rules = &file.Sim
 		opt.warnings = file.Warnings
@@ -274,11 +284,23 @@ func runServe(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	done := make(chan error, 1)
+	done := make(chan error, 2)
 	go func() { done <- srv.Serve(ln) }()
+	serving := 1
+	if opt.webtransport {
+		// The same port number on UDP: a page finds WebTransport at its own
+		// host and port.
+		pc, err := net.ListenPacket("udp", ln.Addr().String())
+		if err != nil {
+			return fmt.Errorf("--addr %s (udp, for WebTransport; --webtransport=false serves without): %w", opt.addr, err)
+		}
+		defer pc.Close()
+		serving++
+		go func() { done <- srv.ServeWebTransport(pc) }()
+	}
 	cfg.Logger.Info("webtron: listening", "addr", ln.Addr().String(), "tick_rate", cfg.TickRate,
 		"charity", cfg.Policy.Charity.String(), "rule", cfg.Policy.Rule.String(), "bots", cfg.Bots,
-		"seats", cfg.Seats, "data", cfg.DataDir)
+		"seats", cfg.Seats, "data", cfg.DataDir, "webtransport", opt.webtransport)
 	select {
 	case err := <-done:
 		return err
@@ -292,7 +314,11 @@ func runServe(args []string) error {
 	shut, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
 	defer cancel()
 	err = srv.Shutdown(shut)
-	<-done
+	for range serving {
+		if e := <-done; err == nil {
+			err = e
+		}
+	}
 	return err
 }
 

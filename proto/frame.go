@@ -1,0 +1,116 @@
+package proto
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// Framing for transports that do not delimit messages themselves
+// (WebTransport, docs/protocol.md section 1): on the reliable stream and
+// inside a datagram, each message is its length as a uvarint followed by the
+// message. One datagram carries as many whole messages as fit in
+// MaxDatagram bytes, so that a tick's heartbeat, ping and pong cost one
+// packet; a message is never split across datagrams.
+
+// MaxDatagram is the largest datagram payload a Webtron peer sends. QUIC
+// carries about 1,240 bytes of datagram at its initial packet size (1,280
+// bytes on the wire); the rest is left to the WebTransport session prefix and
+// to paths with smaller packets.
+const MaxDatagram = 1100
+
+// DatagramSafe reports whether messages of type t may travel as datagrams
+// (lost, duplicated, reordered: docs/protocol.md section 6). The others go on
+// the reliable stream, and so does a datagram-safe message too large for a
+// datagram of its own.
+func (t Type) DatagramSafe() bool {
+	switch t {
+	case TypePing, TypePong, TypePropose, TypeAccepted, TypePostponed, TypeRefused,
+		TypeHeartbeat, TypeHashReport, TypeResendRequest:
+		return true
+	}
+	return false
+}
+
+// ErrFrame reports framing that does not hold together: a length past the
+// end of the data, an empty message, or a varint that does not end.
+var ErrFrame = errors.New("proto: malformed frame")
+
+// AppendFrame appends msg to b with its length in front.
+func AppendFrame(b, msg []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(msg)))
+	return append(b, msg...)
+}
+
+// FrameSize is the size of msg once framed.
+func FrameSize(msg []byte) int {
+	n := len(msg)
+	return uvarintLen(uint64(n)) + n
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// NextFrame splits the first message off framed data. msg aliases b. At the
+// end of b it returns nil, nil, nil.
+func NextFrame(b []byte) (msg, rest []byte, err error) {
+	if len(b) == 0 {
+		return nil, nil, nil
+	}
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n == 0 || n > uint64(len(b)-k) {
+		return nil, nil, ErrFrame
+	}
+	end := k + int(n)
+	return b[k:end], b[end:], nil
+}
+
+// Packer sorts a batch of encoded messages for a WebTransport sender:
+// datagram-safe ones into as few datagrams as hold them, in order, and the
+// others (and any too large for a datagram) into one buffer for the stream.
+// The zero Packer is ready; Reset reuses its storage.
+type Packer struct {
+	Datagrams [][]byte // each at most MaxDatagram bytes of framed messages
+	Stream    []byte   // framed messages for the reliable stream
+	buf       []byte
+}
+
+// Reset empties the packer, keeping its storage for the next batch. The
+// slices it returned before are overwritten.
+func (p *Packer) Reset() {
+	p.Datagrams = p.Datagrams[:0]
+	p.Stream = p.Stream[:0]
+	p.buf = p.buf[:0]
+}
+
+// Add sorts one encoded message (its first byte is its Type).
+func (p *Packer) Add(msg []byte) {
+	if len(msg) == 0 {
+		return
+	}
+	size := FrameSize(msg)
+	if !Type(msg[0]).DatagramSafe() || size > MaxDatagram {
+		p.Stream = AppendFrame(p.Stream, msg)
+		return
+	}
+	// All datagrams live in buf; the last one grows while the next message fits.
+	if n := len(p.Datagrams); n > 0 && len(p.Datagrams[n-1])+size <= MaxDatagram {
+		start := len(p.buf) - len(p.Datagrams[n-1])
+		p.buf = AppendFrame(p.buf, msg)
+		p.Datagrams[n-1] = p.buf[start:len(p.buf):len(p.buf)]
+		return
+	}
+	start := len(p.buf)
+	if cap(p.buf)-start < MaxDatagram {
+		// A new array for the rest keeps the datagrams already cut valid.
+		p.buf = make([]byte, 0, max(4*MaxDatagram, 2*cap(p.buf)))
+		start = 0
+	}
+	p.buf = AppendFrame(p.buf, msg)
+	p.Datagrams = append(p.Datagrams, p.buf[start:len(p.buf):len(p.buf)])
+}

@@ -1,0 +1,119 @@
+package proto
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"webtron/sim"
+)
+
+// unframe splits framed data into its messages, failing the test on bad framing.
+func unframe(t *testing.T, b []byte) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for len(b) > 0 {
+		msg, rest, err := NextFrame(b)
+		if err != nil {
+			t.Fatalf("NextFrame: %v", err)
+		}
+		out = append(out, msg)
+		b = rest
+	}
+	return out
+}
+
+func TestPackerSortsAndFills(t *testing.T) {
+	hb := must(Marshal(&Heartbeat{Tick: 1000, Time: 5, Seq: 3, Players: make([]HeartbeatPlayer, 8)}))
+	ping := must(Marshal(&Ping{ID: 7, Time: 123}))
+	roster := must(Marshal(&Roster{Rev: 1}))
+	welcome := must(Marshal(&Welcome{TickRate: 120}))
+	evs := make([]TickEvent, 250)
+	for i := range evs {
+		evs[i] = TickEvent{Tick: uint64(1000 + i), Event: sim.Event{Kind: sim.EvTurnLeft, Player: 1, Seq: uint32(i)}}
+	}
+	big := must(Marshal(&Accepted{Seq: 9, Events: evs}))
+	if len(big) <= MaxDatagram {
+		t.Fatalf("test needs an Accepted above MaxDatagram, got %d bytes", len(big))
+	}
+	in := [][]byte{hb, ping, roster, welcome, big}
+	for range 40 { // enough small ones to need a second datagram
+		in = append(in, hb)
+	}
+	var p Packer
+	for round := range 2 { // the second round reuses the storage
+		p.Reset()
+		for _, m := range in {
+			p.Add(m)
+		}
+		var dgMsgs [][]byte
+		for i, d := range p.Datagrams {
+			if len(d) > MaxDatagram {
+				t.Fatalf("round %d: datagram %d is %d bytes, over %d", round, i, len(d), MaxDatagram)
+			}
+			dgMsgs = append(dgMsgs, unframe(t, d)...)
+		}
+		if len(p.Datagrams) < 2 {
+			t.Fatalf("round %d: %d datagrams, want the small messages to fill at least 2", round, len(p.Datagrams))
+		}
+		// A datagram is only cut when the next message would not fit.
+		for i := 0; i+1 < len(p.Datagrams); i++ {
+			first, _, _ := NextFrame(p.Datagrams[i+1])
+			if len(p.Datagrams[i])+FrameSize(first) <= MaxDatagram {
+				t.Errorf("round %d: datagram %d cut with room for the next message", round, i)
+			}
+		}
+		want := append([][]byte{hb, ping}, in[5:]...)
+		if len(dgMsgs) != len(want) {
+			t.Fatalf("round %d: %d messages in datagrams, want %d", round, len(dgMsgs), len(want))
+		}
+		for i := range want {
+			if !bytes.Equal(dgMsgs[i], want[i]) {
+				t.Fatalf("round %d: datagram message %d differs", round, i)
+			}
+		}
+		st := unframe(t, p.Stream)
+		if len(st) != 3 || !bytes.Equal(st[0], roster) || !bytes.Equal(st[1], welcome) || !bytes.Equal(st[2], big) {
+			t.Fatalf("round %d: stream holds %d messages, want roster, welcome, the large accepted", round, len(st))
+		}
+	}
+}
+
+func TestNextFrameRejects(t *testing.T) {
+	for _, b := range [][]byte{
+		{0x00},             // empty message
+		{0x05, 1, 2},       // length past the end
+		{0x80, 0x80},       // varint that does not end
+		{0xff, 0xff, 0xff}, // same, and huge
+	} {
+		if _, _, err := NextFrame(b); !errors.Is(err, ErrFrame) {
+			t.Errorf("NextFrame(% x) = %v, want ErrFrame", b, err)
+		}
+	}
+	if m, rest, err := NextFrame(nil); m != nil || rest != nil || err != nil {
+		t.Errorf("NextFrame(nil) = %v, %v, %v; want the end", m, rest, err)
+	}
+}
+
+func FuzzNextFrame(f *testing.F) {
+	f.Add(AppendFrame(AppendFrame(nil, []byte{3, 1, 2}), []byte{9}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for len(b) > 0 {
+			msg, rest, err := NextFrame(b)
+			if err != nil {
+				return
+			}
+			if len(rest) >= len(b) || len(msg) == 0 {
+				t.Fatalf("no progress on % x", b)
+			}
+			b = rest
+		}
+	})
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,456 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
+	"github.com/quic-go/webtransport-go"
+
+	"webtron/proto"
+)
+
+// WebTransport beside the WebSocket (docs/protocol.md section 1): HTTP/3 on
+// UDP at the same port number as the HTTP server, a session at
+// WebTransportPath, one bidirectional stream opened by the client for the
+// hello, the welcome and everything large or rare, and datagrams for the
+// rest. A WebTransport session is a conn like a WebSocket one: the room
+// sees no difference, and the reader and writer goroutines are the same,
+// with the transport's reads and writes below them (wtLink).
+
+// WebTransportPath is where WebTransport sessions are opened.
+const WebTransportPath = "/wt"
+
+// wtServer is the WebTransport side of a Server, once ServeWebTransport runs.
+type wtServer struct {
+	srv   *webtransport.Server
+	certs *certSource
+}
+
+// quicConnKey finds a request's QUIC connection, for its loss counters.
+type quicConnKey struct{}
+
+// ServeWebTransport serves WebTransport over HTTP/3 on pc (UDP, normally the
+// port number of Serve's listener, so that a page reaches it at its own
+// host and port) until Shutdown; it returns nil then. The certificate is
+// Config.TLSCert and TLSKey, or a generated one whose hash /api/transport
+// gives to pages.
+func (s *Server) ServeWebTransport(pc net.PacketConn) error {
+	certs, err := newCertSource(s.cfg.TLSCert, s.cfg.TLSKey, time.Now)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc(WebTransportPath, s.serveWT)
+	h3 := &http3.Server{
+		Handler:   mux,
+		TLSConfig: http3.ConfigureTLSConfig(&tls.Config{GetCertificate: certs.getCertificate, MinVersion: tls.VersionTLS13}),
+		// Game messages are small: probing for larger packets (path MTU
+		// discovery) would only add padded packets to every connection.
+		QUICConfig: &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true, DisablePathMTUDiscovery: true,
+			MaxIdleTimeout: s.cfg.IdleTimeout + 5*time.Second},
+		ConnContext: func(ctx context.Context, c *quic.Conn) context.Context {
+			return context.WithValue(ctx, quicConnKey{}, c)
+		},
+	}
+	wts := &webtransport.Server{H3: h3, CheckOrigin: s.originAllowed}
+	if !s.wt.CompareAndSwap(nil, &wtServer{srv: wts, certs: certs}) {
+		return errors.New("server: WebTransport is served already")
+	}
+	go func() {
+		<-s.closed
+		// The connections tell their clients why they close before the
+		// QUIC connections under them go.
+		grace, cancel := context.WithTimeout(context.Background(), s.cfg.CloseGrace+time.Second)
+		defer cancel()
+		waitGroup(grace, &s.connWG)
+		wts.Close()
+	}()
+	err = wts.Serve(pc)
+	select {
+	case <-s.closed:
+		return nil
+	default:
+		return err
+	}
+}
+
+// originAllowed applies the WebSocket's origin rule to WebTransport: no
+// Origin (not a browser), the request's own host, or an --origin pattern.
+func (s *Server) originAllowed(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	for _, p := range s.cfg.Origins {
+		if ok, _ := path.Match(strings.ToLower(p), strings.ToLower(u.Host)); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// TransportInfo is /api/transport: how a page reaches WebTransport. The JSON
+// keys are a contract with the browser client.
+type TransportInfo struct {
+	// WebTransport is nil when the server serves no WebTransport.
+	WebTransport *WebTransportInfo `json:"webtransport"`
+}
+
+// WebTransportInfo tells a page where the sessions are and which
+// certificate hashes to trust.
+type WebTransportInfo struct {
+	// Path is opened at the page's own host and port: https://HOST:PORT/wt.
+	Path string `json:"path"`
+	// CertHashes are for the WebTransport constructor's
+	// serverCertificateHashes (value: standard base64 of the SHA-256 of the
+	// certificate's DER); empty when the certificate is a trusted one.
+	CertHashes []CertHash `json:"certHashes"`
+}
+
+// CertHash is one entry of serverCertificateHashes.
+type CertHash struct {
+	Algorithm string `json:"algorithm"` // "sha-256"
+	Value     string `json:"value"`     // base64 (standard, padded)
+}
+
+// Transport returns what /api/transport serves.
+func (s *Server) Transport() TransportInfo {
+	w := s.wt.Load()
+	if w == nil {
+		return TransportInfo{}
+	}
+	info := &WebTransportInfo{Path: WebTransportPath, CertHashes: []CertHash{}}
+	for _, h := range w.certs.hashes() {
+		info.CertHashes = append(info.CertHashes, CertHash{Algorithm: "sha-256", Value: base64.StdEncoding.EncodeToString(h)})
+	}
+	return TransportInfo{WebTransport: info}
+}
+
+func (s *Server) serveTransport(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	// The hash changes when the certificate does.
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(s.Transport())
+}
+
+// serveWT opens a WebTransport session and runs it as a connection.
+func (s *Server) serveWT(w http.ResponseWriter, r *http.Request) {
+	wt := s.wt.Load()
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	if closing || wt == nil {
+		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	sess, err := wt.srv.Upgrade(w, r)
+	if err != nil {
+		s.metrics.disconnects.WithLabelValues("handshake").Inc()
+		s.log.Info("server: webtransport handshake refused", "remote", r.RemoteAddr, "origin", r.Header.Get("Origin"), "err", err)
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	qc, _ := r.Context().Value(quicConnKey{}).(*quic.Conn)
+	c := newConn(s, nil, nil)
+	c.addr = addrKey(s.clientAddr(r))
+	c.hop, c.remote = joinHop(r), s.clientAddr(r).String()
+	c.wt = newWTLink(s, sess, qc)
+	s.metrics.conns.WithLabelValues("webtransport").Inc()
+	s.runConn(c)
+}
+
+// wtLink is a conn's WebTransport session. Reads come from two goroutines
+// (the stream, the datagrams) through one channel; the conn's writer
+// packs each batch into datagrams and stream writes (proto.Packer).
+type wtLink struct {
+	s    *Server
+	sess *webtransport.Session
+	qc   *quic.Conn // nil when unknown: loss is not counted then
+	in   chan wtRead
+
+	mu  sync.Mutex
+	str *webtransport.Stream // the client's stream, once it has opened it
+
+	pk       proto.Packer
+	lostSeen atomic.Uint64 // the QUIC connection's lost packets already counted
+	lostAt   time.Time     // when the writer last saw that count rise (writer only)
+}
+
+// lossyFor is how long after QUIC last declared a packet lost a path counts
+// as lossy: datagrams with broadcasts go twice on it.
+const lossyFor = 10 * time.Second
+
+// wtRead is one message read, or why reading ended.
+type wtRead struct {
+	msg []byte
+	err error
+}
+
+func newWTLink(s *Server, sess *webtransport.Session, qc *quic.Conn) *wtLink {
+	l := &wtLink{s: s, sess: sess, qc: qc, in: make(chan wtRead, 64)}
+	go l.readStream()
+	go l.readDatagrams()
+	return l
+}
+
+// put hands a read to the conn's reader unless the session has ended.
+func (l *wtLink) put(r wtRead) bool {
+	select {
+	case l.in <- r:
+		return true
+	case <-l.sess.Context().Done():
+		return false
+	}
+}
+
+// readStream waits for the client's stream and reads framed messages from
+// it. A frame longer than the largest client message is errTooLarge, found
+// from its length alone.
+func (l *wtLink) readStream() {
+	ctx, cancel := context.WithTimeout(l.sess.Context(), l.s.cfg.HelloTimeout)
+	str, err := l.sess.AcceptStream(ctx)
+	cancel()
+	if err != nil {
+		l.put(wtRead{err: err})
+		return
+	}
+	l.mu.Lock()
+	l.str = str
+	l.mu.Unlock()
+	br := bufio.NewReader(str)
+	for {
+		n, err := binary.ReadUvarint(br)
+		if err == nil && (n == 0 || n > uint64(maxClientMessage)) {
+			err = errTooLarge
+			if n == 0 {
+				err = proto.ErrFrame
+			}
+		}
+		if err != nil {
+			l.put(wtRead{err: err})
+			return
+		}
+		msg := make([]byte, n)
+		if _, err := io.ReadFull(br, msg); err != nil {
+			l.put(wtRead{err: err})
+			return
+		}
+		if !l.put(wtRead{msg: msg}) {
+			return
+		}
+	}
+}
+
+// readDatagrams splits each datagram into its messages.
+func (l *wtLink) readDatagrams() {
+	for {
+		d, err := l.sess.ReceiveDatagram(l.sess.Context())
+		if err != nil {
+			return // the session ended; the stream reader reports why
+		}
+		l.s.metrics.datagrams.WithLabelValues("received").Inc()
+		for len(d) > 0 {
+			msg, rest, err := proto.NextFrame(d)
+			if err != nil {
+				l.put(wtRead{err: err})
+				return
+			}
+			if !l.put(wtRead{msg: msg}) {
+				return
+			}
+			d = rest
+		}
+	}
+}
+
+// read returns the next message in buf, as readMessage does for a WebSocket.
+func (l *wtLink) read(buf []byte) (int, error) {
+	select {
+	case r := <-l.in:
+		if r.err != nil {
+			return 0, r.err
+		}
+		if len(r.msg) > len(buf)-1 { // buf has room for one byte more than the limit
+			return 0, errTooLarge
+		}
+		return copy(buf, r.msg), nil
+	case <-l.sess.Context().Done():
+		return 0, context.Cause(l.sess.Context())
+	}
+}
+
+// readMessage reads the conn's next message from whichever transport it has.
+func (c *conn) readMessage(buf []byte) (int, error) {
+	if c.wt != nil {
+		return c.wt.read(buf)
+	}
+	return readMessage(c.ws, buf)
+}
+
+// writeLoop is conn.writeLoop for a WebTransport session: batches already
+// queued are packed together, so a tick's messages for a client leave in
+// as few packets as hold them.
+func (l *wtLink) writeLoop(c *conn) {
+	for {
+		select {
+		case batch := <-c.send:
+			l.pk.Reset()
+			for n := 0; ; n++ {
+				for _, b := range batch {
+					l.pk.Add(b)
+				}
+				if n == 64 || len(c.send) == 0 {
+					break
+				}
+				batch = <-c.send
+			}
+			if err := l.flush(); err != nil {
+				c.close(reasonWrite)
+			}
+			continue
+		case <-c.done:
+		}
+		break
+	}
+	l.goodbye(c.why)
+}
+
+// flush sends what the packer holds: the stream's part first, so that a
+// welcome leaves before the news that follows it.
+func (l *wtLink) flush() error {
+	m := l.s.metrics
+	if len(l.pk.Stream) > 0 {
+		if err := l.writeStream(l.pk.Stream); err != nil {
+			return err
+		}
+	}
+	twice := !l.lostAt.IsZero() && time.Since(l.lostAt) < lossyFor
+	for _, d := range l.pk.Datagrams {
+		if twice && carries(d, proto.TypeAccepted) {
+			// On a lossy path a broadcast lost would reach this client a
+			// round trip late, through a resend request; a second copy
+			// (dropped as a duplicate when both arrive) makes that rare.
+			if l.sess.SendDatagram(d) == nil {
+				m.datagrams.WithLabelValues("sent").Inc()
+				m.datagrams.WithLabelValues("resent").Inc()
+				m.bytesOut.Add(float64(len(d)))
+			}
+		}
+		err := l.sess.SendDatagram(d)
+		var tooLarge *quic.DatagramTooLargeError
+		if errors.As(err, &tooLarge) {
+			// A path with smaller packets than MaxDatagram assumes: the
+			// stream carries these instead.
+			err = l.writeStream(d)
+		} else if err == nil {
+			m.datagrams.WithLabelValues("sent").Inc()
+		}
+		if err != nil {
+			return err
+		}
+		m.bytesOut.Add(float64(len(d)))
+	}
+	if l.qc != nil {
+		// QUIC's loss count can go down again (a late acknowledgement); count its highs.
+		lost := l.qc.ConnectionStats().PacketsLost
+		if seen := l.lostSeen.Load(); lost > seen {
+			l.lostSeen.Store(lost)
+			l.lostAt = time.Now()
+			m.datagrams.WithLabelValues("lost").Add(float64(lost - seen))
+		}
+	}
+	return nil
+}
+
+// carries reports whether a datagram holds a message of type t.
+func carries(d []byte, t proto.Type) bool {
+	for len(d) > 0 {
+		msg, rest, err := proto.NextFrame(d)
+		if err != nil {
+			return false
+		}
+		if proto.Type(msg[0]) == t {
+			return true
+		}
+		d = rest
+	}
+	return false
+}
+
+// writeStream writes framed messages on the client's stream.
+func (l *wtLink) writeStream(b []byte) error {
+	l.mu.Lock()
+	str := l.str
+	l.mu.Unlock()
+	if str == nil {
+		return errors.New("server: webtransport stream not open")
+	}
+	str.SetWriteDeadline(time.Now().Add(l.s.cfg.WriteTimeout))
+	_, err := str.Write(b)
+	if err == nil {
+		l.s.metrics.bytesOut.Add(float64(len(b)))
+	}
+	return err
+}
+
+// goodbye tells the client why the connection closes (an Error on the
+// stream, and the same code and text in the session's close), then closes.
+func (l *wtLink) goodbye(r reason) {
+	if r.tell && r.label != "write_error" {
+		if b, err := proto.Marshal(&proto.Error{Code: r.code, Text: r.text}); err == nil {
+			l.mu.Lock()
+			str := l.str
+			l.mu.Unlock()
+			if str != nil && l.writeStream(proto.AppendFrame(nil, b)) == nil {
+				str.Close()
+				// The session's close resets its streams: give the Error
+				// a moment to be delivered and acknowledged first.
+				select {
+				case <-l.sess.Context().Done():
+				case <-time.After(min(l.s.cfg.CloseGrace/2, 250*time.Millisecond)):
+				}
+			}
+		}
+	}
+	l.sess.CloseWithError(webtransport.SessionErrorCode(r.code), r.text)
+}
+
+// cut ends the session at once.
+func (l *wtLink) cut() {
+	if l.qc != nil {
+		l.qc.CloseWithError(0, "")
+		return
+	}
+	l.sess.CloseWithError(webtransport.SessionErrorCode(proto.CloseShutdown), "")
+}
+
+// transport names a conn's transport for metrics and logs.
+func (c *conn) transport() string {
+	if c.wt != nil {
+		return "webtransport"
+	}
+	return "websocket"
+}
