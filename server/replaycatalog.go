@@ -175,6 +175,11 @@ type ReplayInfo struct {
 	Round     int64          `json:"round"`
 	Created   time.Time      `json:"created"`
 	CreatedMs int64          `json:"createdMs"`
+	// StartTick and EndTick are the room's ticks the round spans, the
+	// ticks a live page sees: a page that just watched a round finds its
+	// replay by them (the summary's "watch again").
+	StartTick int64          `json:"startTick"`
+	EndTick   int64          `json:"endTick"`
 	Ticks     int64          `json:"ticks"`
 	Seconds   float64        `json:"seconds"`
 	Players   []ReplayPlayer `json:"players"`
@@ -238,8 +243,9 @@ type listed struct {
 	ms            int64
 }
 
-// List returns the newest limit replays, newest first.
-func (c *replayCatalog) List(limit int) []ReplayInfo {
+// List returns the newest limit replays, newest first; a room other than ""
+// keeps only that room's.
+func (c *replayCatalog) List(limit int, room string) []ReplayInfo {
 	out := []ReplayInfo{}
 	root, err := c.open()
 	if err != nil {
@@ -249,7 +255,7 @@ func (c *replayCatalog) List(limit int) []ReplayInfo {
 	var all []listed
 	rooms, _ := fs.ReadDir(root.FS(), ".")
 	for _, rd := range rooms {
-		if !rd.IsDir() {
+		if !rd.IsDir() || room != "" && rd.Name() != dirName(room) {
 			continue
 		}
 		ents, _ := fs.ReadDir(root.FS(), rd.Name())
@@ -268,8 +274,12 @@ func (c *replayCatalog) List(limit int) []ReplayInfo {
 		}
 		return strings.Compare(b.id, a.id)
 	})
-	for _, l := range all[:min(limit, len(all))] {
-		if info, ok := c.info(root, l); ok {
+	for _, l := range all {
+		if len(out) == limit {
+			break
+		}
+		// Rooms whose names differ may share a directory (dirName).
+		if info, ok := c.info(root, l); ok && (room == "" || info.Damaged || info.Room == room) {
 			out = append(out, info)
 		}
 	}
@@ -350,6 +360,7 @@ func describe(info *ReplayInfo, b []byte) error {
 	r := &f.Record
 	info.Room, info.Round, info.Version = f.Room, f.Round, int(f.Version)
 	info.Created, info.CreatedMs = f.Created.UTC(), f.Created.UnixMilli()
+	info.StartTick, info.EndTick = r.StartTick, r.EndTick
 	info.Ticks = r.EndTick - r.StartTick
 	info.Seconds = float64(info.Ticks) / float64(st.Config().TickRate)
 	info.Decided, info.Winner = r.Decided, r.Winner
@@ -374,7 +385,8 @@ func describe(info *ReplayInfo, b []byte) error {
 	return nil
 }
 
-// serveReplays answers GET /api/replays?limit=N: the newest rounds first.
+// serveReplays answers GET /api/replays?limit=N&room=NAME: the newest rounds
+// first, of one room when it is named.
 func (s *Server) serveReplays(w http.ResponseWriter, r *http.Request) {
 	limit := defaultReplayList
 	if v := r.URL.Query().Get("limit"); v != "" {
@@ -387,7 +399,7 @@ func (s *Server) serveReplays(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	json.NewEncoder(w).Encode(s.catalog.List(limit))
+	json.NewEncoder(w).Encode(s.catalog.List(limit, r.URL.Query().Get("room")))
 }
 
 // serveReplay answers GET /api/replays/{id} with the file, checked first: a
@@ -430,4 +442,32 @@ func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
 	// A replay never changes; it may only be pruned.
 	w.Header().Set("Cache-Control", "public, max-age=86400, immutable")
 	w.Write(b)
+}
+
+// serveReplayPage answers GET /replay/{id}, a link to one round: the page
+// (which plays it, or says why it cannot: a damaged file is the page's to
+// report) when the file exists, 404 when it does not, so that a mistyped or
+// pruned link says so at once.
+func (s *Server) serveReplayPage(w http.ResponseWriter, r *http.Request) {
+	dir, file, ok := parseReplayID(r.PathValue("id"))
+	if !ok || s.cfg.Web == nil {
+		http.Error(w, "no such replay", http.StatusNotFound)
+		return
+	}
+	root, err := s.catalog.open()
+	if err != nil {
+		http.Error(w, "no such replay", http.StatusNotFound)
+		return
+	}
+	fi, err := root.Stat(path.Join(dir, file))
+	root.Close()
+	if err != nil || !fi.Mode().IsRegular() {
+		http.Error(w, "no such replay", http.StatusNotFound)
+		return
+	}
+	// The page reads the id from its own URL; index.html's <base href="/">
+	// keeps its assets where they are.
+	page := r.Clone(r.Context())
+	page.URL.Path, page.URL.RawPath = "/", ""
+	s.cfg.Web.ServeHTTP(w, page)
 }

@@ -13,12 +13,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"webtron/headless"
 	"webtron/history"
 	"webtron/replay"
 	"webtron/room"
+	"webtron/web"
 )
 
 // recorded is one round of three bots on a virtual clock, as the server
@@ -298,5 +300,53 @@ func TestServerListsItsRounds(t *testing.T) {
 	r := &f.Record
 	if len(r.Timing) != len(r.Events) || len(r.Net) == 0 {
 		t.Fatalf("%d timings for %d events, %d net samples", len(r.Timing), len(r.Events), len(r.Net))
+	}
+}
+
+// TestReplayListByRoom: ?room= keeps one room's rounds, each with the room
+// ticks it spans (a live page finds the round it just watched by them).
+func TestReplayListByRoom(t *testing.T) {
+	data := t.TempDir()
+	s := newTestServer(t, func(c *Config) { c.DataDir = data })
+	t0 := time.UnixMilli(1_700_000_000_000)
+	a := writeReplay(t, data, recordedFile(t, "a b", t0), false)
+	writeReplay(t, data, recordedFile(t, "other", t0.Add(time.Minute)), false)
+	base := "http" + strings.TrimPrefix(s.url, "ws")
+	var list []ReplayInfo
+	if code := getJSON(t, base+"/api/replays?room=a+b", &list); code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	rec := recordedFile(t, "a b", t0).Record
+	if len(list) != 1 || list[0].ID != a || list[0].StartTick != rec.StartTick || list[0].EndTick != rec.EndTick || rec.EndTick <= rec.StartTick {
+		t.Fatalf("room a b: %+v, want %s spanning %d to %d", list, a, rec.StartTick, rec.EndTick)
+	}
+	if getJSON(t, base+"/api/replays?room=nowhere", &list); len(list) != 0 {
+		t.Errorf("room nowhere: %+v", list)
+	}
+	if getJSON(t, base+"/api/replays", &list); len(list) != 2 {
+		t.Errorf("all rooms: %d entries", len(list))
+	}
+}
+
+// TestReplayPage: /replay/ID is the page (the client plays the round the
+// URL names), with its assets reachable from that path; an id with no file
+// behind it is 404.
+func TestReplayPage(t *testing.T) {
+	data := t.TempDir()
+	page := fstest.MapFS{
+		"index.html": {Data: []byte(`<!doctype html><base href="/"><script src="app.js"></script>`)},
+		"app.js":     {Data: []byte("replay page")},
+	}
+	s := newTestServer(t, func(c *Config) { c.DataDir = data; c.Web = web.NewHandler(page) })
+	id := writeReplay(t, data, recordedFile(t, "lobby", time.UnixMilli(1_700_000_000_000)), false)
+	base := "http" + strings.TrimPrefix(s.url, "ws")
+	code, b := get(t, base+"/replay/"+id+"?t=4.5&follow=x")
+	if code != 200 || !bytes.Contains(b, []byte(`<base href="/">`)) {
+		t.Errorf("/replay/%s: status %d, %q", id, code, b)
+	}
+	for _, bad := range []string{"1-1-lobby", "1700000000000-2-lobby", "1700000000000-1-nowhere", "x", "1-2-..", "..%2f..%2fetc"} {
+		if code, b := get(t, base+"/replay/"+bad); code != 404 {
+			t.Errorf("/replay/%s: status %d, %q", bad, code, b)
+		}
 	}
 }
