@@ -170,11 +170,11 @@ func validDir(s string) bool {
 // ReplayInfo is one entry of /api/replays. The JSON keys are a contract with
 // the browser's list of recent rounds.
 type ReplayInfo struct {
-	ID        string         `json:"id"`
-	Room      string         `json:"room"`
-	Round     int64          `json:"round"`
-	Created   time.Time      `json:"created"`
-	CreatedMs int64          `json:"createdMs"`
+	ID        string    `json:"id"`
+	Room      string    `json:"room"`
+	Round     int64     `json:"round"`
+	Created   time.Time `json:"created"`
+	CreatedMs int64     `json:"createdMs"`
 	// StartTick and EndTick are the room's ticks the round spans, the
 	// ticks a live page sees: a page that just watched a round finds its
 	// replay by them (the summary's "watch again").
