@@ -4,6 +4,7 @@ import type { Remote } from "./core/remote";
 import type { Game } from "./game";
 import type { Sound, SoundReport } from "./hud/sound";
 import { Perf, type PerfReport } from "./perf";
+import type { ReplayPage, ReplayReport } from "./replay/page";
 
 export interface StatePlayer {
   id: number;
@@ -40,7 +41,7 @@ export interface StateReport {
   server_rtt_ms: number;
 }
 
-export function installHook(current: () => { game: Game | null; remote: Remote | null; sound: Sound }): void {
+export function installHook(current: () => { game: Game | null; remote: Remote | null; sound: Sound; replay: ReplayPage | null }): void {
   const hook = {
     /** state is the last frame the page drew and the last numbers the worker sent (4 a second). */
     state(): StateReport {
@@ -71,6 +72,10 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
         out.players.push({ id: c.id, name: game.name(c.id), x: c.x, y: c.y, dir: c.dir, alive: c.alive, score: c.score, braking: c.braking });
       }
       return out;
+    },
+    /** replay is the replay page's state (src/replay/page.ts), null when none plays. */
+    replay(): ReplayReport | null {
+      return current().replay?.report() ?? null;
     },
     perf(): PerfReport {
       const { game } = current();
