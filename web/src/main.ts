@@ -138,8 +138,7 @@ attachSummaryLinks({
   current: () => {
     const r = requestFromURL();
     if (!game || !r || !game.haveFrame) return null;
-    const g = game;
-    return { room: r.room, tick: g.frame.tick, name: r.name, since: joinedAt - 10 * 60 * 1000, here: () => game === g };
+    return { room: r.room, tick: game.frame.tick, name: r.name, since: joinedAt - 10 * 60 * 1000 };
   },
   watch: (id, follow) => void watch(id, { follow }, false),
   say: (text) => game?.say(text),

@@ -13,8 +13,6 @@ export interface LiveRound {
   name: string;
   /** When the page joined the room, ms since the epoch, less a margin for clocks apart. */
   since: number;
-  /** Whether the page is still in that room (the link waits only as long). */
-  here: () => boolean;
 }
 
 export interface SummaryActions {
@@ -37,7 +35,8 @@ export function attachSummaryLinks(a: SummaryActions): void {
     const r = a.current();
     if (!r) return;
     a.say("Saving the round for its link…");
-    findRound(r.room, r.tick, r.since, () => !r.here()).then(
+    // It waits on even if the viewer leaves (watch again): the link is still theirs to paste.
+    findRound(r.room, r.tick, r.since, () => false).then(
       (id) => {
         const url = replayURL(id, undefined, r.name);
         $("copylink").dataset.url = url;

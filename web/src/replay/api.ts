@@ -25,7 +25,9 @@ export async function listReplays(limit: number, room = ""): Promise<ReplayEntry
   const resp = await fetch(`/api/replays?${q}`, { cache: "no-store" });
   if (!resp.ok) throw new Error(`replays: HTTP ${resp.status}`);
   const data: unknown = await resp.json();
-  return Array.isArray(data) ? (data as ReplayEntry[]).filter((e) => typeof e?.id === "string") : [];
+  if (!Array.isArray(data)) return [];
+  // A damaged file's entry has no players (null): the file could not say.
+  return (data as ReplayEntry[]).filter((e) => typeof e?.id === "string").map((e) => ({ ...e, players: Array.isArray(e.players) ? e.players : [] }));
 }
 
 /** fetchReplay returns a file's bytes, or throws the server's reason (damaged, gone). */

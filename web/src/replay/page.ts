@@ -72,6 +72,8 @@ export class ReplayPage {
   private loadedMs = -1;
   private error = "";
   private dragging = false;
+  /** The speed asked for and not yet confirmed by the worker. */
+  private speedWant: number | null = null;
   private stopped = false;
 
   constructor(
@@ -193,6 +195,7 @@ export class ReplayPage {
 
   private draw(buf: ArrayBuffer, n: number, clock: ReplayClock, state: string | null, error: string | null): void {
     this.clock = clock;
+    if (this.speedWant === clock.speed) this.speedWant = null;
     if (clock.loaded && this.loadedMs < 0) this.loadedMs = performance.now() - this.startedAt;
     if (state) this.state = JSON.parse(state) as ReplayState;
     if (error && !this.error) this.fail(`This replay is damaged and cannot be played on: ${error}`);
@@ -221,7 +224,8 @@ export class ReplayPage {
     const seek = $<HTMLInputElement>("replay-seek");
     if (!this.dragging && seek.value !== String(s.tick)) seek.value = String(s.tick);
     const speed = $<HTMLSelectElement>("replay-speed");
-    if (Number(speed.value) !== this.clock.speed) speed.value = String(this.clock.speed);
+    const sp = this.speedWant ?? this.clock.speed;
+    if (Number(speed.value) !== sp) speed.value = String(sp);
     const view = $<HTMLSelectElement>("replay-view");
     if (view.value !== String(s.view)) view.value = String(s.view);
     this.scores(s);
@@ -308,8 +312,10 @@ export class ReplayPage {
   }
 
   private speedBy(dir: number): void {
-    const k = SPEEDS.indexOf(this.clock.speed);
+    // From the speed last asked for: keys pressed faster than the worker answers add up.
+    const k = SPEEDS.indexOf(this.speedWant ?? this.clock.speed);
     const next = SPEEDS[Math.min(Math.max((k < 0 ? 2 : k) + dir, 0), SPEEDS.length - 1)];
+    this.speedWant = next;
     this.control({ speed: next });
   }
 
@@ -387,7 +393,8 @@ export class ReplayPage {
       seek.blur();
     });
     on("replay-speed", "change", (e) => {
-      this.control({ speed: Number((e.target as HTMLSelectElement).value) });
+      this.speedWant = Number((e.target as HTMLSelectElement).value);
+      this.control({ speed: this.speedWant });
       (e.target as HTMLElement).blur();
     });
     on("replay-follow", "change", (e) => {
