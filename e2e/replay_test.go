@@ -27,7 +27,7 @@ func startReplayServer(t *testing.T, data string) string {
 	t.Helper()
 	rules := sim.DefaultConfig()
 	rules.ArenaSize = 100 * sim.Meter
-	rules.RoundOverMs = 8000 // the summary stays long enough for a loaded machine's clicks
+	rules.RoundOverMs = 15000 // the summary stays long enough for a loaded machine's clicks
 	s, err := server.New(server.Config{Web: web.Handler(), Bots: 2, Seats: 8, Rules: &rules,
 		Policy: clock.Policy{Charity: clock.AutoCharity}, DataDir: data})
 	if err != nil {
@@ -249,11 +249,12 @@ func TestBrowserReplay(t *testing.T) {
 			return s.Phase == phaseOver && shown(t, p, "summary")
 		})
 		// The summary may close before a starved page's clicks: then the next one's.
-		ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+		ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+		at := time.Now()
 		err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("copylink")), chromedp.Click(chromedp.ID("watchagain")))
 		cancel()
 		if clicked = err == nil; !clicked {
-			t.Logf("the summary's buttons: %v; %s", err, text(t, p, `JSON.stringify([location.href, document.getElementById("copylink").getBoundingClientRect(), document.getElementById("watchagain").getBoundingClientRect(), document.getElementById("summary").hidden])`))
+			t.Logf("the summary's buttons: %v after %v; %s", err, time.Since(at), text(t, p, `JSON.stringify([location.href, document.getElementById("copylink").getBoundingClientRect(), document.getElementById("watchagain").getBoundingClientRect(), document.getElementById("summary").hidden])`))
 		}
 	}
 	t.Log("clicked copy link and watch again")

@@ -355,7 +355,7 @@ func describe(info *ReplayInfo, b []byte) error {
 	}
 	st, err := sim.UnmarshalState(f.Record.Start)
 	if err != nil {
-		return fmt.Errorf("replay: start snapshot: %w", err)
+		return f.Explain(fmt.Errorf("replay: start snapshot: %w", err))
 	}
 	r := &f.Record
 	info.Room, info.Round, info.Version = f.Room, f.Round, int(f.Version)
