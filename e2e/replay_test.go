@@ -48,24 +48,27 @@ func startReplayServer(t *testing.T, data string) string {
 
 // replayReport is window.webtron.replay() (web/src/replay/page.ts).
 type replayReport struct {
-	ID          string  `json:"id"`
-	DrawnTick   int64   `json:"drawnTick"`
-	Tick        int64   `json:"tick"`
-	Hash        string  `json:"hash"`
-	View        int     `json:"view"`
-	Follow      int     `json:"follow"`
-	Playing     bool    `json:"playing"`
-	Speed       float64 `json:"speed"`
-	Loaded      bool    `json:"loaded"`
-	Start       int64   `json:"start"`
-	End         int64   `json:"end"`
-	TickRate    int64   `json:"tickRate"`
-	Frames      int     `json:"frames"`
-	Error       string  `json:"error"`
-	FirstFrame  float64 `json:"firstFrameMs"`
-	LoadedMs    float64 `json:"loadedMs"`
-	WasmBytes   float64 `json:"wasmBytes"`
-	JSHeapBytes float64 `json:"jsHeapBytes"`
+	ID         string  `json:"id"`
+	DrawnTick  int64   `json:"drawnTick"`
+	Tick       int64   `json:"tick"`
+	Hash       string  `json:"hash"`
+	View       int     `json:"view"`
+	Follow     int     `json:"follow"`
+	Playing    bool    `json:"playing"`
+	Speed      float64 `json:"speed"`
+	Loaded     bool    `json:"loaded"`
+	Start      int64   `json:"start"`
+	End        int64   `json:"end"`
+	TickRate   int64   `json:"tickRate"`
+	Frames     int     `json:"frames"`
+	Error      string  `json:"error"`
+	StartMs    float64 `json:"startMs"`
+	FirstFrame float64 `json:"firstFrameMs"`
+	LoadedMs   float64 `json:"loadedMs"`
+	// The core's memory before the file was opened and now, the page's heap.
+	WasmBeforeBytes float64 `json:"wasmBeforeBytes"`
+	WasmBytes       float64 `json:"wasmBytes"`
+	JSHeapBytes     float64 `json:"jsHeapBytes"`
 }
 
 func replayState(t *testing.T, p *page) *replayReport {

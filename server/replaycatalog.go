@@ -195,6 +195,9 @@ type ReplayInfo struct {
 	// they are listed so that people see a round existed, never served.
 	Damaged bool   `json:"damaged"`
 	Problem string `json:"problem,omitempty"`
+	// Old marks a damaged entry whose only fault is its age: another
+	// version of the game's rules played it (replay.ErrRules).
+	Old bool `json:"old,omitempty"`
 }
 
 // ReplayPlayer is one seat of a listed round.
@@ -316,7 +319,7 @@ func (c *replayCatalog) info(root *os.Root, l listed) (ReplayInfo, bool) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return ReplayInfo{}, false
 		}
-		info.Damaged, info.Problem = true, err.Error()
+		info.Damaged, info.Problem, info.Old = true, err.Error(), errors.Is(err, replay.ErrRules)
 	}
 	c.mu.Lock()
 	if len(c.cache) >= maxCatalogCache {
@@ -434,7 +437,11 @@ func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
 		err = errors.New(info.Problem)
 	}
 	if err != nil {
-		http.Error(w, "replay damaged: "+err.Error(), http.StatusUnprocessableEntity)
+		why := "replay damaged: " + err.Error()
+		if info.Old {
+			why = err.Error() // not damage: the game changed
+		}
+		http.Error(w, why, http.StatusUnprocessableEntity)
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")

@@ -350,3 +350,32 @@ func TestReplayPage(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayOtherRules: a round another version of the game's rules played
+// is listed as such (damaged, old, the reason) and refused with that reason,
+// not as damage.
+func TestReplayOtherRules(t *testing.T) {
+	data := t.TempDir()
+	s := newTestServer(t, func(c *Config) { c.DataDir = data })
+	f := recordedFile(t, "lobby", time.UnixMilli(1_700_000_000_000))
+	id := writeReplay(t, data, f, false)
+	path := filepath.Join(data, replaysDir, "lobby", "1700000000000-1"+replay.Ext)
+	b, _ := os.ReadFile(path)
+	// The rules section comes last: tag, length 1, the version.
+	if b[len(b)-7] != 11 || b[len(b)-6] != 1 {
+		t.Fatalf("the file does not end with its rules section: % x", b[len(b)-8:])
+	}
+	b[len(b)-5] += 1
+	b = binary.LittleEndian.AppendUint32(b[:len(b)-4], crc32.ChecksumIEEE(b[:len(b)-4]))
+	os.WriteFile(path, b, 0o644)
+	base := "http" + strings.TrimPrefix(s.url, "ws")
+	var list []ReplayInfo
+	getJSON(t, base+"/api/replays", &list)
+	if len(list) != 1 || !list[0].Damaged || !list[0].Old || !strings.Contains(list[0].Problem, "newer version of the game") {
+		t.Fatalf("list %+v", list)
+	}
+	code, body := get(t, base+"/api/replays/"+id)
+	if code != 422 || strings.Contains(string(body), "damaged") || !strings.Contains(string(body), "newer version of the game") {
+		t.Errorf("status %d: %s", code, body)
+	}
+}

@@ -16,6 +16,8 @@ export interface ReplayEntry {
   decided: boolean;
   damaged: boolean;
   problem?: string;
+  /** Damaged only in that another version of the game's rules played it. */
+  old?: boolean;
 }
 
 /** listReplays returns the newest rounds (of one room when room is given). */

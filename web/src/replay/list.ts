@@ -58,7 +58,7 @@ export class RecentRounds {
     tr.dataset.id = r.id;
     const last = el("td");
     if (r.damaged) {
-      const bad = el("span", "damaged", "bad");
+      const bad = el("span", r.old ? "older version" : "damaged", "bad");
       bad.title = r.problem ?? "the file failed its checks";
       last.append(bad);
     } else {

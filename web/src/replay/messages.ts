@@ -32,7 +32,7 @@ export interface ReplayControl {
 /** What the replay player tells the page. */
 export type ReplayFromWorker =
   /** The file opened (info: JSON of webtronReplay.info()) or did not (error). */
-  | { t: "replay"; op: "opened"; gen: number; error: string | null; info: string | null }
+  | { t: "replay"; op: "opened"; gen: number; error: string | null; info: string | null; wasmBefore: number }
   /** A command the file cannot do (a view it lacks what to show with). */
   | { t: "replay"; op: "refused"; gen: number; error: string }
   /** A frame (webtron/web/view layout) of n bytes in buf; n is 0 when there is none. */
@@ -46,6 +46,8 @@ export interface ReplayClock {
   loaded: boolean;
   /** How far the load pass has got, a tick. */
   loadedTo: number;
+  /** The core's WebAssembly memory, bytes (it grows, never shrinks). */
+  wasmBytes: number;
 }
 
 /** The parts of webtronReplay the worker uses (web/wasm/replay.go). */

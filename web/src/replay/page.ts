@@ -50,9 +50,14 @@ export interface ReplayReport {
   tickRate: number;
   frames: number;
   error: string;
-  /** ms from start() to the first frame drawn, and to the whole round loaded (-1: not yet). */
+  /** When (ms since the page's navigation began) the core was ready and the replay started, its first frame was drawn, and the whole round was loaded and checked (-1: not yet). */
+  startMs: number;
   firstFrameMs: number;
   loadedMs: number;
+  /** The core's WebAssembly memory before the file was opened and now; the page's JavaScript heap (Chromium). */
+  wasmBeforeBytes: number;
+  wasmBytes: number;
+  jsHeapBytes: number;
 }
 
 export class ReplayPage {
@@ -62,7 +67,8 @@ export class ReplayPage {
   private static gens = 0;
   private info: ReplayInfo | null = null;
   private state: ReplayState | null = null;
-  private clock: ReplayClock = { playing: false, speed: 1, loaded: false, loadedTo: 0 };
+  private clock: ReplayClock = { playing: false, speed: 1, loaded: false, loadedTo: 0, wasmBytes: 0 };
+  private wasmBefore = 0;
   private follow = -1;
   private raf = 0;
   private frames = 0;
@@ -139,7 +145,8 @@ export class ReplayPage {
       id: this.id, drawnTick: this.frames > 0 ? this.frame.tick : -1, tick: s ? s.tick : -1, hash: s ? s.hash : "",
       view: s ? s.view : -1, follow: this.follow, playing: this.clock.playing, speed: this.clock.speed, loaded: this.clock.loaded,
       start: i ? i.start : 0, end: i ? i.end : 0, tickRate: i ? i.tickRate : 0, frames: this.frames, error: this.error,
-      firstFrameMs: this.firstFrameMs, loadedMs: this.loadedMs,
+      startMs: this.startedAt, firstFrameMs: this.firstFrameMs, loadedMs: this.loadedMs, wasmBeforeBytes: this.wasmBefore, wasmBytes: this.clock.wasmBytes,
+      jsHeapBytes: (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? 0,
     };
   }
 
@@ -154,6 +161,7 @@ export class ReplayPage {
       case "opened":
         if (m.error || !m.info) this.fail(`This replay cannot be played: ${m.error ?? "no info"}`);
         else this.opened(JSON.parse(m.info) as ReplayInfo);
+        this.wasmBefore = m.wasmBefore;
         break;
       case "refused":
         this.note(m.error, 4000);
@@ -196,7 +204,7 @@ export class ReplayPage {
   private draw(buf: ArrayBuffer, n: number, clock: ReplayClock, state: string | null, error: string | null): void {
     this.clock = clock;
     if (this.speedWant === clock.speed) this.speedWant = null;
-    if (clock.loaded && this.loadedMs < 0) this.loadedMs = performance.now() - this.startedAt;
+    if (clock.loaded && this.loadedMs < 0) this.loadedMs = performance.now();
     if (state) this.state = JSON.parse(state) as ReplayState;
     if (error && !this.error) this.fail(`This replay is damaged and cannot be played on: ${error}`);
     if (n > 0) {
@@ -206,7 +214,7 @@ export class ReplayPage {
       this.frame.update(new Uint8Array(buf, 0, n));
       this.renderer.draw(this.frame, this.follow, dt);
       this.frames++;
-      if (this.firstFrameMs < 0) this.firstFrameMs = now - this.startedAt;
+      if (this.firstFrameMs < 0) this.firstFrameMs = now;
     }
     this.hud();
   }

@@ -19,7 +19,7 @@ export class ReplayPlayer {
   private start = 0;
   private end = 0;
   private rate = 120;
-  private clock: ReplayClock = { playing: false, speed: 1, loaded: false, loadedTo: 0 };
+  private clock: ReplayClock = { playing: false, speed: 1, loaded: false, loadedTo: 0, wasmBytes: 0 };
   /** The tick shown at anchorMs, from which a playing clock counts. */
   private anchorTick = 0;
   private anchorMs = 0;
@@ -54,6 +54,7 @@ export class ReplayPlayer {
   private openFile(bytes: ArrayBuffer, gen: number): void {
     this.gen = gen;
     this.error = null;
+    const wasmBefore = wasmBytes();
     const err = this.core.open(new Uint8Array(bytes));
     this.open = err === null;
     let info: string | null = null;
@@ -63,12 +64,12 @@ export class ReplayPlayer {
       this.start = i.start;
       this.end = i.end;
       this.rate = i.tickRate;
-      this.clock = { playing: false, speed: 1, loaded: false, loadedTo: i.start };
+      this.clock = { playing: false, speed: 1, loaded: false, loadedTo: i.start, wasmBytes: wasmBytes() };
       this.view = -1;
       this.anchor(i.start, performance.now());
       this.dirty = true;
     }
-    this.post({ t: "replay", op: "opened", gen, error: err, info });
+    this.post({ t: "replay", op: "opened", gen, error: err, info, wasmBefore });
   }
 
   private anchor(tick: number, now: number): void {
@@ -131,6 +132,7 @@ export class ReplayPlayer {
         // The load pass checks every recorded hash: the first mismatch stops playing.
         const info = JSON.parse(this.core.info()) as { loaded: number; damaged: string | null };
         this.clock.loadedTo = info.loaded;
+        this.clock.wasmBytes = wasmBytes();
         if (info.damaged) this.fail(info.damaged);
         this.dirty = true;
       }
@@ -163,4 +165,10 @@ export class ReplayPlayer {
     else if (spare) this.post({ ...base, buf: spare, n: 0 }, [spare]);
     else this.post({ ...base, buf: new ArrayBuffer(0), n: 0 });
   }
+}
+
+/** wasmBytes is the size of the core's WebAssembly memory (src/core/core.ts keeps it). */
+function wasmBytes(): number {
+  const m = (globalThis as unknown as { webtronMemory?: WebAssembly.Memory }).webtronMemory;
+  return m ? m.buffer.byteLength : 0;
 }
