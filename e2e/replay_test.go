@@ -63,6 +63,8 @@ type replayReport struct {
 	Frames     int     `json:"frames"`
 	Error      string  `json:"error"`
 	StartMs    float64 `json:"startMs"`
+	SeekMs     float64 `json:"seekMs"`
+	Seeks      int     `json:"seeks"`
 	FirstFrame float64 `json:"firstFrameMs"`
 	LoadedMs   float64 `json:"loadedMs"`
 	// The core's memory before the file was opened and now, the page's heap.

@@ -56,6 +56,10 @@ export interface ReplayReport {
   loadedMs: number;
   /** The core's WebAssembly memory before the file was opened and now; the page's JavaScript heap (Chromium). */
   wasmBeforeBytes: number;
+  /** The last seek made while paused: ms from the command to its frame drawn (-1: none yet). */
+  seekMs: number;
+  /** How many such seeks were timed. */
+  seeks: number;
   wasmBytes: number;
   jsHeapBytes: number;
 }
@@ -78,6 +82,11 @@ export class ReplayPage {
   private loadedMs = -1;
   private error = "";
   private dragging = false;
+  /** The last seek asked for while paused: when, to which tick, and how long until a frame of it was drawn. */
+  private seekAt = 0;
+  private seekTo = -1;
+  private seekMs = -1;
+  private seeks = 0;
   /** The speed asked for and not yet confirmed by the worker. */
   private speedWant: number | null = null;
   private stopped = false;
@@ -145,7 +154,7 @@ export class ReplayPage {
       id: this.id, drawnTick: this.frames > 0 ? this.frame.tick : -1, tick: s ? s.tick : -1, hash: s ? s.hash : "",
       view: s ? s.view : -1, follow: this.follow, playing: this.clock.playing, speed: this.clock.speed, loaded: this.clock.loaded,
       start: i ? i.start : 0, end: i ? i.end : 0, tickRate: i ? i.tickRate : 0, frames: this.frames, error: this.error,
-      startMs: this.startedAt, firstFrameMs: this.firstFrameMs, loadedMs: this.loadedMs, wasmBeforeBytes: this.wasmBefore, wasmBytes: this.clock.wasmBytes,
+      startMs: this.startedAt, firstFrameMs: this.firstFrameMs, loadedMs: this.loadedMs, wasmBeforeBytes: this.wasmBefore, seekMs: this.seekMs, seeks: this.seeks, wasmBytes: this.clock.wasmBytes,
       jsHeapBytes: (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? 0,
     };
   }
@@ -212,6 +221,11 @@ export class ReplayPage {
       const dt = this.lastDraw ? Math.min(now - this.lastDraw, 100) / 1000 : 0;
       this.lastDraw = now;
       this.frame.update(new Uint8Array(buf, 0, n));
+      if (this.frame.tick === this.seekTo) {
+        this.seekMs = now - this.seekAt;
+        this.seekTo = -1;
+        this.seeks++;
+      }
       this.renderer.draw(this.frame, this.follow, dt);
       this.frames++;
       if (this.firstFrameMs < 0) this.firstFrameMs = now;
@@ -305,6 +319,10 @@ export class ReplayPage {
 
   private control(c: { seek?: number; step?: number; speed?: number; play?: boolean; view?: number }): void {
     if (!this.info || this.error) return;
+    if (c.seek !== undefined && !this.clock.playing) {
+      this.seekAt = performance.now();
+      this.seekTo = c.seek;
+    }
     this.remote.replay({ t: "replay", op: "control", c });
   }
 
