@@ -37,12 +37,7 @@ func startNode(t *testing.T, natsURL, name string, maxPlayers int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go s.Serve(ln)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-	})
+	serve(t, s, ln)
 	return addr
 }
 

@@ -38,13 +38,18 @@ func startServerWith(t *testing.T, charity clock.Charity, bots, seats int) strin
 	if err != nil {
 		t.Fatal(err)
 	}
+	serve(t, s, ln)
+	return ln.Addr().String()
+}
+
+// serve runs s on ln until the test ends, then shuts it down.
+func serve(t *testing.T, s *server.Server, ln net.Listener) {
 	go s.Serve(ln)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		s.Shutdown(ctx)
 	})
-	return ln.Addr().String()
 }
 
 // watcher is a headless spectator (package headless): a client.Session over
