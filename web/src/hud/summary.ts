@@ -48,7 +48,6 @@ export class Summary {
     const key = `${f.match}/${f.round}/${f.winner}/${info ? info.players.length : 0}`;
     if (key === this.shown) return;
     this.shown = key;
-    const you = f.you;
     setText(this.title, `Round ${f.round} — ${winnerText(f, name)}`);
     this.table.replaceChildren(...(f.teamMode ? this.teamRows(f, info, name) : this.rows(f, info, name)));
   }
