@@ -2,7 +2,7 @@
 // round played in teams every player takes a shade of its team's colour
 // (Armagetron's team colours, docs/physics.md section 4), so a team reads as
 // one colour family; your own cycle is the palest shade of yours.
-import { Color } from "three";
+import { Color, SRGBColorSpace } from "three";
 import type { Frame } from "../core/frame";
 import { MAX_PLAYERS, NO_TEAM } from "../core/layout";
 
@@ -81,13 +81,13 @@ export function applyTeams(f: Frame): void {
     if (f.teamMode && c.present && c.team !== NO_TEAM) {
       const base = new Color(teamCSS(c.team));
       const hsl = { h: 0, s: 0, l: 0 };
-      base.getHSL(hsl);
+      base.getHSL(hsl, SRGBColorSpace);
       // Shades alternate darker and lighter around the team colour, yours
       // nearest white: near enough to read as one family, far enough apart
       // to tell two teammates' trails at a crossing.
       const k = rank[i];
-      const l = i === f.you ? 0.8 : hsl.l + (k % 2 === 0 ? -1 : 1) * 0.07 * Math.ceil(k / 2) - 0.04;
-      const out = new Color().setHSL(hsl.h, hsl.s, Math.min(0.85, Math.max(0.3, l)));
+      const l = i === f.you ? hsl.l + 0.15 : hsl.l + (k % 2 === 0 ? -1 : 1) * 0.07 * Math.ceil(k / 2) - 0.04;
+      const out = new Color().setHSL(hsl.h, hsl.s, Math.min(0.8, Math.max(0.3, l)), SRGBColorSpace);
       css = `#${out.getHexString()}`;
     }
     if (current[i] !== css) {
