@@ -394,3 +394,43 @@ func TestFrameTeamsAndZone(t *testing.T) {
 		t.Fatalf("frames with an open zone %d, explosions %d, holes %d, a team of two winning %d: want each", zones, blasts, holed, teamWins)
 	}
 }
+
+// TestFrameDeadWallsStay: with WALLS_STAY_UP_DELAY negative a dead cycle's
+// walls stand for the rest of the round: its walls flag stays set, and the
+// header says they never vanish.
+func TestFrameDeadWallsStay(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.SP.WallsStayUpDelayMs, cfg.MP.WallsStayUpDelayMs = -1, -1
+	s, err := sim.NewState(cfg, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bots := make([]*bot.Bot, 4)
+	var evs []sim.Event
+	for p := range bots {
+		bots[p] = bot.New(p, uint64(p)+3)
+		evs = append(evs, sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
+	}
+	s.Step(evs)
+	var e Encoder
+	long := 0
+	for k := 0; k < 50_000 && long < 100; k++ {
+		step(s, bots)
+		w := (&reader{}).apply(t, e.Frame(s, 0, 0, 0))
+		e.Reset()
+		if w[HDeadWallTicks] != -1 {
+			t.Fatalf("dead wall ticks %d, want -1", w[HDeadWallTicks])
+		}
+		for i := range 4 {
+			c := s.Cycle(i)
+			if f := w[HeaderWords+i*CycleWords]; c.InRound && !c.Alive && f&CycleWalls == 0 {
+				t.Fatalf("tick %d: cycle %d dead since %d lost its walls", s.Tick(), i, c.DeathTick)
+			} else if c.InRound && !c.Alive && s.Tick()-c.DeathTick > 10*120 {
+				long++
+			}
+		}
+	}
+	if long < 100 {
+		t.Fatalf("only %d frames with a cycle dead for over 10 s", long)
+	}
+}
