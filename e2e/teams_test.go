@@ -282,6 +282,7 @@ func TestBrowserTeams(t *testing.T) {
 		sc = p.scene(t)
 		return sc.Zone.Open && sc.Zone.Drawn && sc.Zone.Radius > 0
 	})
+	shot(t, p, "teams-zone")
 
 	// The round ends: its summary names the winning team and the teams' points.
 	var title string
@@ -297,6 +298,7 @@ func TestBrowserTeams(t *testing.T) {
 		title, teamRows = v[0].(string), int(v[1].(float64))
 		return title != ""
 	})
+	shot(t, p, "teams-summary")
 	sc = p.scene(t)
 	if sc.Winner >= 0 && !strings.Contains(title, " team wins") || sc.Winner < 0 && !strings.Contains(title, "draw") || teamRows != 2 {
 		t.Fatalf("summary %q with %d team rows (winner %d): want the winning team named and both teams' points", title, teamRows, sc.Winner)
@@ -312,6 +314,10 @@ func TestBrowserHoles(t *testing.T) {
 	addr := startServer(t, clock.AutoCharity)
 	p := playIn(t, browser(t), "http://"+addr, "holes", "Rinzler")
 	you := p.state(t).You
+	// The view from above (C), where the gap shows in the screenshot.
+	if err := chromedp.Do(p.ctx, chromedp.KeyEvent("c")); err != nil {
+		t.Fatal(err)
+	}
 	drawn := false
 	var sc sceneReport
 	waitFor(t, "Rinzler to hit the rim and blow a hole in its trail", 60*time.Second, func() bool {
@@ -324,6 +330,7 @@ func TestBrowserHoles(t *testing.T) {
 		}
 		return false
 	})
+	shot(t, p, "holes")
 	for _, h := range sc.Holes {
 		if h.Owner == you && (h.To-h.From > 4.01 || h.From <= 0) {
 			t.Fatalf("hole %+v in your trail: want the last 4 m at most, past the start", h)
