@@ -192,6 +192,19 @@ func TestBrowserTeams(t *testing.T) {
 	if !strings.Contains(mode, "Blue") || !strings.Contains(mode, "Gold") {
 		t.Fatalf("lobby's mode cell %q: want the Blue and Gold teams", mode)
 	}
+	// On a phone the room list, team chips and all, still fits the screen.
+	if err := chromedp.Do(p.ctx, screen(390, 844, true)); err != nil {
+		t.Fatal(err)
+	}
+	shot(t, p, "teams-lobby-phone")
+	wide, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`(() => { const r = document.querySelector("#rooms table").getBoundingClientRect();
+		return r.right > innerWidth + 0.5 || r.left < -0.5 ? r.left + ".." + r.right + " of " + innerWidth : ""; })()`))
+	if err != nil || wide != "" {
+		t.Fatalf("at 390x844 the room list spans %s (%v)", wide, err)
+	}
+	if err := chromedp.Do(p.ctx, screen(960, 600, false)); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(p.ctx, chromedp.WaitVisible(chromedp.CSS(row+` button.join`)), chromedp.Click(chromedp.CSS(row+` button.join`))); err != nil {
 		t.Fatal(err)
 	}
