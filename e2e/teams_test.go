@@ -298,10 +298,51 @@ func TestBrowserTeams(t *testing.T) {
 	shot(t, p, "teams-zone")
 
 	// The round ends: its summary names the winning team and the teams' points.
+	// Meanwhile the kill feed names the dead in their team shades, and marks
+	// a death on a teammate's wall as a team kill.
+	type feedLine struct {
+		Names    []string `json:"names"`
+		Got      []string `json:"got"`
+		Want     []string `json:"want"`
+		Teams    []int    `json:"teams"`
+		TeamKill bool     `json:"teamKill"`
+	}
+	feedJS := `JSON.stringify((() => {
+		const sc = window.webtron.scene(), st = window.webtron.state();
+		const norm = (c) => { const e = document.createElement("i"); e.style.color = c; return e.style.color; };
+		const byName = new Map(st.players.map((p) => [p.name, p.id]));
+		const of = new Map(sc.players.map((p) => [p.id, p]));
+		return [...document.querySelectorAll("#killfeed .kill")].map((k) => {
+			const who = [...k.querySelectorAll(".who")];
+			const ps = who.map((w) => of.get(byName.get(w.textContent)));
+			return {names: who.map((w) => w.textContent), got: who.map((w) => w.style.color), want: ps.map((p) => p ? norm(p.color) : ""),
+				teams: ps.map((p) => p ? p.team : -1), teamKill: k.classList.contains("teamkill")};
+		});
+	})())`
+	lines := 0
 	var title string
 	var teamRows int
 	waitFor(t, "the round's summary", 90*time.Second, func() bool {
-		js, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`JSON.stringify([document.getElementById("summary").hidden ? "" : document.getElementById("summary-title").textContent,
+		js, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](feedJS))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var feed []feedLine
+		if err := json.Unmarshal([]byte(js), &feed); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range feed {
+			lines++
+			for k := range l.Names {
+				if l.Want[k] != "" && l.Got[k] != l.Want[k] {
+					t.Fatalf("kill feed line %v: %s drawn in %s, its colour is %s", l.Names, l.Names[k], l.Got[k], l.Want[k])
+				}
+			}
+			if l.TeamKill && (len(l.Teams) < 2 || l.Teams[0] != l.Teams[1]) {
+				t.Fatalf("kill feed line %v marked a team kill across teams %v", l.Names, l.Teams)
+			}
+		}
+		js, err = chromedp.Run(p.ctx, chromedp.Evaluate[string](`JSON.stringify([document.getElementById("summary").hidden ? "" : document.getElementById("summary-title").textContent,
 			document.querySelectorAll("#summary tr.team").length])`))
 		if err != nil {
 			t.Fatal(err)
@@ -312,6 +353,7 @@ func TestBrowserTeams(t *testing.T) {
 		return title != ""
 	})
 	shot(t, p, "teams-summary")
+	t.Logf("%d kill feed line readings checked", lines)
 	sc = p.scene(t)
 	if sc.Winner >= 0 && !strings.Contains(title, " team wins") || sc.Winner < 0 && !strings.Contains(title, "draw") || teamRows != 2 {
 		t.Fatalf("summary %q with %d team rows (winner %d): want the winning team named and both teams' points", title, teamRows, sc.Winner)
