@@ -82,7 +82,7 @@ func startServerSettings(t *testing.T, text string) string {
 		t.Fatal(err)
 	}
 	s, err := server.New(server.Config{Web: web.Handler(), Rules: &file.Sim, TickRate: file.Server.TickRate,
-		Bots: int(file.Server.Bots), Seats: int(file.Server.Seats), DataDir: t.TempDir()})
+		Bots: int(file.Server.Bots), Seats: int(file.Server.Seats), DataDir: dataDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,12 +90,7 @@ func startServerSettings(t *testing.T, text string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go s.Serve(ln)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-	})
+	serve(t, s, ln)
 	return ln.Addr().String()
 }
 
