@@ -95,7 +95,7 @@ import (
 // Magic identifies the layout version in word 0.
 const Magic = 0x57540004
 
-// Sizes of the three record kinds, in int32 words.
+// Sizes of the header and the four record kinds, in int32 words.
 const (
 	HeaderWords = 80
 	CycleWords  = 20
