@@ -273,9 +273,14 @@ func TestBrowserReplay(t *testing.T) {
 		// For a second on end: a predicted end (a bot that seemed to crash)
 		// is taken back when the bot's turn arrives.
 		var since time.Time
-		waitFor(t, "a round's summary", 180*time.Second, func() bool {
+		logAt := time.Now()
+		waitFor(t, "a round's summary", 240*time.Second, func() bool {
 			s := p.state(t)
 			you = s.You
+			if time.Since(logAt) > 15*time.Second {
+				logAt = time.Now()
+				t.Logf("tick %d phase %d round %d, %d players", s.Tick, s.Phase, s.Round, len(s.Players))
+			}
 			if s.Phase != phaseOver || !shown(t, p, "summary") {
 				since = time.Time{}
 				return false
