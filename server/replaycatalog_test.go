@@ -307,10 +307,11 @@ func TestServerListsItsRounds(t *testing.T) {
 // ticks it spans (a live page finds the round it just watched by them).
 func TestReplayListByRoom(t *testing.T) {
 	data := t.TempDir()
-	s := newTestServer(t, func(c *Config) { c.DataDir = data })
 	t0 := time.UnixMilli(1_700_000_000_000)
 	a := writeReplay(t, data, recordedFile(t, "a b", t0), false)
 	writeReplay(t, data, recordedFile(t, "other", t0.Add(time.Minute)), false)
+	// The files first: the server prunes empty directories as it starts.
+	s := newTestServer(t, func(c *Config) { c.DataDir = data })
 	base := "http" + strings.TrimPrefix(s.url, "ws")
 	var list []ReplayInfo
 	if code := getJSON(t, base+"/api/replays?room=a+b", &list); code != 200 {
@@ -337,8 +338,8 @@ func TestReplayPage(t *testing.T) {
 		"index.html": {Data: []byte(`<!doctype html><base href="/"><script src="app.js"></script>`)},
 		"app.js":     {Data: []byte("replay page")},
 	}
-	s := newTestServer(t, func(c *Config) { c.DataDir = data; c.Web = web.NewHandler(page) })
 	id := writeReplay(t, data, recordedFile(t, "lobby", time.UnixMilli(1_700_000_000_000)), false)
+	s := newTestServer(t, func(c *Config) { c.DataDir = data; c.Web = web.NewHandler(page) })
 	base := "http" + strings.TrimPrefix(s.url, "ws")
 	code, b := get(t, base+"/replay/"+id+"?t=4.5&follow=x")
 	if code != 200 || !bytes.Contains(b, []byte(`<base href="/">`)) {
@@ -356,7 +357,6 @@ func TestReplayPage(t *testing.T) {
 // not as damage.
 func TestReplayOtherRules(t *testing.T) {
 	data := t.TempDir()
-	s := newTestServer(t, func(c *Config) { c.DataDir = data })
 	f := recordedFile(t, "lobby", time.UnixMilli(1_700_000_000_000))
 	id := writeReplay(t, data, f, false)
 	path := filepath.Join(data, replaysDir, "lobby", "1700000000000-1"+replay.Ext)
@@ -368,6 +368,7 @@ func TestReplayOtherRules(t *testing.T) {
 	b[len(b)-5] += 1
 	b = binary.LittleEndian.AppendUint32(b[:len(b)-4], crc32.ChecksumIEEE(b[:len(b)-4]))
 	os.WriteFile(path, b, 0o644)
+	s := newTestServer(t, func(c *Config) { c.DataDir = data })
 	base := "http" + strings.TrimPrefix(s.url, "ws")
 	var list []ReplayInfo
 	getJSON(t, base+"/api/replays", &list)
