@@ -16,7 +16,15 @@ import (
 // the same number, as webtron serve does, and returns its address.
 func startServerWT(t *testing.T, bots int) string {
 	t.Helper()
-	s, err := server.New(server.Config{Bots: bots, DataDir: t.TempDir()})
+	return startServerWTWith(t, server.Config{Bots: bots})
+}
+
+// startServerWTWith is startServerWT with a configuration (its DataDir is
+// the test's).
+func startServerWTWith(t *testing.T, cfg server.Config) string {
+	t.Helper()
+	cfg.DataDir = t.TempDir()
+	s, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
