@@ -100,10 +100,10 @@ func TestBrowserWebTransport(t *testing.T) {
 	})
 	// A's turn left as a datagram (a Propose) and came back to B as one (an
 	// Accepted); the pings of both pages did too.
-	sa, sb = a.state(t), b.state(t)
-	if sa.EventsSent == 0 || sb.EventsReceived == 0 {
-		t.Errorf("events: A sent %d, B received %d", sa.EventsSent, sb.EventsReceived)
-	}
+	waitFor(t, "the pages' counts of A's event (4 updates a second)", 5*time.Second, func() bool {
+		sa, sb = a.state(t), b.state(t)
+		return sa.EventsSent > 0 && sb.EventsReceived > 0
+	})
 	if n := metric(t, addr, `webtron_connections_opened_total{transport="webtransport"}`); n < 2 {
 		t.Errorf("%v WebTransport connections opened, want 2", n)
 	}
