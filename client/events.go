@@ -93,6 +93,7 @@ func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
 		ev := history.TickEvent{Tick: int64(te.Tick), Ev: te.Event}
 		if int(ev.Ev.Player) == s.you {
 			if p, ok := s.pending[ev.Ev.Seq]; ok {
+				s.answered(now, p)
 				if p.tick != ev.Tick {
 					s.tl.Move(p.entry(), ev.Tick)
 				}
@@ -123,6 +124,9 @@ func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
 
 func (s *Session) postponed(now time.Duration, m *proto.Postponed) {
 	s.stats.Postponed++
+	if p, ok := s.pending[m.Seq]; ok {
+		s.answered(now, p)
+	}
 	if p, ok := s.pending[m.Seq]; ok && p.tick != int64(m.Tick) {
 		s.tl.Move(p.entry(), int64(m.Tick))
 		p.tick = int64(m.Tick)
@@ -138,6 +142,37 @@ func (s *Session) refused(m *proto.Refused) {
 		s.tl.Remove(p.entry())
 		s.forget(m.Seq)
 	}
+}
+
+// lossShadow is how long after the answer to a resent proposal the
+// heartbeats' margins are not taken: the heartbeat that follows the
+// server's decision (within its Heartbeat interval, 200 ms in play) reports
+// that proposal's lateness, which is the loss's resend wait, not an error of
+// the clock. Taken, it raised the lead by up to 5 ms a lost proposal, and
+// the lags this client perceives with it (issue 14: the p99 over the
+// prediction through a lossy link).
+const lossShadow = 300 * time.Millisecond
+
+// answered notes the server's answer to one of our proposals.
+func (s *Session) answered(now time.Duration, p *proposal) {
+	if p.resent {
+		s.marginsFrom = max(s.marginsFrom, now+lossShadow)
+	}
+}
+
+// lossInMargin reports whether the margin of a heartbeat arriving now may
+// be a resent proposal's: one is still unanswered (its decision may be in
+// this heartbeat), or one was answered within lossShadow.
+func (s *Session) lossInMargin(now time.Duration) bool {
+	if now < s.marginsFrom {
+		return true
+	}
+	for _, p := range s.pending {
+		if p.resent {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Session) forget(seq uint32) {
@@ -173,7 +208,8 @@ func (s *Session) heartbeat(now time.Duration, m *proto.Heartbeat) {
 			// Only a settled clock learns from the margins: while it is still
 			// dilating toward a new lead, late events are expected and the
 			// lead is already on its way.
-			if p.Margin != proto.NoMargin && s.lastErr.Abs() <= settledErr {
+			// Nor does a margin that reports a lost proposal's resend wait.
+			if p.Margin != proto.NoMargin && s.lastErr.Abs() <= settledErr && !s.lossInMargin(now) {
 				s.feedback.Report(now, -fromUs(int64(p.Margin)))
 			}
 		}

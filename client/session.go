@@ -64,6 +64,9 @@ type Session struct {
 	pings   [16]pingSent
 
 	askedResync time.Duration
+	// marginsFrom is when the heartbeats' margins count again after the
+	// answer to a resent proposal (see lossShadow).
+	marginsFrom time.Duration
 	lastErr     time.Duration // clock minus its target at the last Update
 	hello       []byte
 	helloAt     time.Duration
@@ -97,6 +100,7 @@ type proposal struct {
 	ev     sim.Event
 	tick   int64         // where it stands in our history (moved when postponed)
 	sentAt time.Duration // when it was last proposed
+	resent bool          // proposed again: the first copy, or its answer, was lost
 }
 
 // entry is the proposal as the history logs it.

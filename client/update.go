@@ -113,6 +113,7 @@ func (s *Session) resendProposals(now time.Duration) {
 	for _, seq := range due {
 		p := s.pending[seq]
 		p.sentAt = now
+		p.resent = true
 		s.queue(&proto.Propose{Events: []proto.Proposal{{Seq: seq, Tick: uint64(p.tick), Kind: p.ev.Kind}}})
 	}
 }
