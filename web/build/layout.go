@@ -100,6 +100,7 @@ func layoutTS() []byte {
 		{"MAX_PLAYERS", "sim.MaxPlayers: cycle records in a frame.", sim.MaxPlayers},
 		{"FLAG_NOTICES", "Header flag: notices (chat, server errors) wait in core.notices().", view.FlagNotices},
 		{"MAX_DATAGRAM", "proto.MaxDatagram: the largest WebTransport datagram payload a peer sends.", proto.MaxDatagram},
+		{"MAX_MESSAGE", "The largest message a client accepts: proto.MaxSize of a Welcome.", int64(proto.MaxSize(proto.TypeWelcome))},
 	} {
 		if c.doc != "" {
 			fmt.Fprintf(&b, "/** %s */\n", c.doc)

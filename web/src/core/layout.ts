@@ -13,6 +13,8 @@ export const MAX_PLAYERS = 32;
 export const FLAG_NOTICES = 1;
 /** proto.MaxDatagram: the largest WebTransport datagram payload a peer sends. */
 export const MAX_DATAGRAM = 1100;
+/** The largest message a client accepts: proto.MaxSize of a Welcome. */
+export const MAX_MESSAGE = 0x116c2f;
 
 /** Header word offsets. */
 export const H = {

@@ -5,7 +5,7 @@
 //
 // Transports run in the core's worker (src/worker), where a message's
 // arrival time is not delayed by the page's drawing.
-import { DATAGRAM_SAFE, MAX_DATAGRAM } from "../core/layout";
+import { DATAGRAM_SAFE, MAX_DATAGRAM, MAX_MESSAGE } from "../core/layout";
 
 /** Which transport carries a connection (window.webtron.state().transport). */
 export type TransportKind = "webtransport" | "websocket";
@@ -80,10 +80,6 @@ export const FALLBACK_MS = 1000;
 /** After a WebTransport attempt failed, reconnects go straight to the
  * WebSocket for this long instead of waiting for the same failure again. */
 const BLOCKED_MS = 60000;
-/** The largest message accepted on the stream: a Welcome of a full room is
- * a few hundred kilobytes; more is a broken stream, not a message. */
-const MAX_STREAM_MESSAGE = 16 << 20;
-
 let wtBlockedUntil = 0;
 
 /** dialAuto tries WebTransport first and settles for the WebSocket when
@@ -173,7 +169,8 @@ async function webTransportTarget(wsUrl: string, signal: AbortSignal): Promise<W
     algorithm: c.algorithm,
     value: Uint8Array.from(atob(c.value), (ch) => ch.charCodeAt(0)),
   }));
-  return { url: `https://${u.host}${wt.path}`, hashes };
+  // WebTransport is HTTP/3: always https, at the page's own host and port.
+  return { url: `https:${"//"}${u.host}${wt.path}`, hashes };
 }
 
 /** uvarintLen is the size of n as a uvarint. */
@@ -347,7 +344,7 @@ function dialWebTransport(target: WebTransportTarget, h: TransportHandlers): Tra
       }
       let off = 0;
       for (;;) {
-        const f = nextFrame(buf, off, MAX_STREAM_MESSAGE);
+        const f = nextFrame(buf, off, MAX_MESSAGE);
         if (f === "bad") return fail("malformed stream");
         if (!f) break;
         off = f[1];
