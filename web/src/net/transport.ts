@@ -170,7 +170,9 @@ async function webTransportTarget(wsUrl: string, signal: AbortSignal): Promise<W
     value: Uint8Array.from(atob(c.value), (ch) => ch.charCodeAt(0)),
   }));
   // WebTransport is HTTP/3: always https, at the page's own host and port.
-  return { url: `https:${"//"}${u.host}${wt.path}`, hashes };
+  const target = new URL(wt.path, origin);
+  target.protocol = "https:";
+  return { url: target.href, hashes };
 }
 
 /** uvarintLen is the size of n as a uvarint. */
