@@ -81,6 +81,7 @@ func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
 	if m.Seq > s.bcast {
 		s.got[m.Seq] = true
 		if !s.asked[m.Seq-1] {
+			s.sawLoss(now)
 			s.askFor(s.bcast, m.Seq-1)
 		}
 	}
@@ -189,6 +190,7 @@ func (s *Session) heartbeat(now time.Duration, m *proto.Heartbeat) {
 	s.hbSeen, s.hbTick = true, m.Tick
 	s.hbSeq = m.Seq
 	if m.Seq > s.bcast { // broadcasts were lost on the way (datagrams)
+		s.sawLoss(now)
 		s.askFor(s.bcast, m.Seq-1)
 	}
 	all := int64(m.Tick)
@@ -223,6 +225,15 @@ func (s *Session) heartbeat(now time.Duration, m *proto.Heartbeat) {
 		s.finalAll = max(s.finalAll, all)
 	}
 }
+
+// lossyFor is how long after the client last saw a loss (a gap in the
+// broadcasts, a proposal it had to propose again) its link counts as lossy,
+// as the server counts QUIC's losses (server/webtransport.go). Over a
+// reliable stream neither happens.
+const lossyFor = 10 * time.Second
+
+// sawLoss notes a loss at time now.
+func (s *Session) sawLoss(now time.Duration) { s.lossyUntil = now + lossyFor }
 
 // askFor requests the broadcasts first..last again, at most a span at once.
 func (s *Session) askFor(first, last uint64) {

@@ -67,20 +67,23 @@ type Session struct {
 	// marginsFrom is when the heartbeats' margins count again after the
 	// answer to a resent proposal (see lossShadow).
 	marginsFrom time.Duration
-	lastErr     time.Duration // clock minus its target at the last Update
-	hello       []byte
-	helloAt     time.Duration
-	seq         uint32
-	pending     map[uint32]*proposal // own events not yet acknowledged, by sequence number
-	final       [sim.MaxPlayers]int64
-	finalAll    int64           // every input before this tick is final
-	bcast       uint64          // every broadcast before this one has arrived
-	got         map[uint64]bool // broadcasts at or after bcast that arrived (datagrams reorder)
-	asked       map[uint64]bool // the newest broadcast a resend request covered
-	hbSeq       uint64          // broadcasts the newest heartbeat covers
-	hbTick      uint64          // the newest heartbeat's tick
-	hbSeen      bool            // a heartbeat has arrived
-	nextHash    int64
+	// lossyUntil is when the link stops counting as lossy: until then each
+	// proposal goes twice (see lossyFor).
+	lossyUntil time.Duration
+	lastErr    time.Duration // clock minus its target at the last Update
+	hello      []byte
+	helloAt    time.Duration
+	seq        uint32
+	pending    map[uint32]*proposal // own events not yet acknowledged, by sequence number
+	final      [sim.MaxPlayers]int64
+	finalAll   int64           // every input before this tick is final
+	bcast      uint64          // every broadcast before this one has arrived
+	got        map[uint64]bool // broadcasts at or after bcast that arrived (datagrams reorder)
+	asked      map[uint64]bool // the newest broadcast a resend request covered
+	hbSeq      uint64          // broadcasts the newest heartbeat covers
+	hbTick     uint64          // the newest heartbeat's tick
+	hbSeen     bool            // a heartbeat has arrived
+	nextHash   int64
 
 	roster  proto.Roster
 	lagRing [sim.MaxPlayers]lagRing

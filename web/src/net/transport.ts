@@ -219,10 +219,17 @@ function nextFrame(b: Uint8Array, off: number, limit: number): [number, number] 
 
 const datagramSafe = new Set(DATAGRAM_SAFE);
 
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** pack sorts a batch of messages as proto.Packer does: the datagram-safe
  * ones into as few datagrams of at most max bytes as hold them, in order;
  * the others (and any too large for a datagram) framed into one buffer for
- * the stream. */
+ * the stream. A message equal to the one before it (the core's second copy
+ * of a proposal on a lossy link) starts a datagram of its own. */
 export function pack(msgs: Uint8Array[], max: number = MAX_DATAGRAM): { datagrams: Uint8Array[]; stream: Uint8Array | null } {
   const datagrams: Uint8Array[] = [];
   const streamMsgs: Uint8Array[] = [];
@@ -244,7 +251,7 @@ export function pack(msgs: Uint8Array[], max: number = MAX_DATAGRAM): { datagram
       streamMsgs.push(m);
       continue;
     }
-    if (curSize + size > max) cut();
+    if (curSize + size > max || (cur.length > 0 && sameBytes(cur[cur.length - 1], m))) cut();
     cur.push(m);
     curSize += size;
   }
