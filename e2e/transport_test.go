@@ -107,8 +107,11 @@ func TestTransportsThroughLossyRelay(t *testing.T) {
 	// The slack is for the machine, not the network: on two cores shared
 	// with the server, the relay, 8 players' simulations and, under `make
 	// test`, other packages' tests, a player's thread runs tens of
-	// milliseconds late now and then. On a quiet machine WebTransport's p99
-	// is within 2 ticks plus a few ms (docs/performance.md).
+	// milliseconds late now and then. The same link without loss shows the
+	// same tail (scripts/transport-compare.sh's control run); the goal
+	// itself, p99 within 2 ticks at 5 % loss, is asserted on the lab's
+	// virtual clock, where no machine intrudes
+	// (lab.TestLossLeavesLagsOnPrediction).
 	if wt.LagExcess.P99 > twoTicks+200 {
 		t.Errorf("webtransport: perceived lag p99 %.1f ms over the prediction, want within 2 ticks (%.1f ms) plus 200 ms of slack", wt.LagExcess.P99, twoTicks)
 	}
