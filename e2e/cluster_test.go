@@ -31,18 +31,13 @@ func startNode(t *testing.T, natsURL, name string, maxPlayers int) string {
 	}
 	addr := ln.Addr().String()
 	s, err := server.New(server.Config{Web: web.Handler(), Bots: 3, Policy: clock.Policy{Charity: clock.AutoCharity},
-		DataDir: t.TempDir(), MaxPlayers: maxPlayers, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		DataDir: dataDir(t), MaxPlayers: maxPlayers, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Cluster: &cluster.Options{Name: name, PublicURL: "http://" + addr, NATS: []string{natsURL}, Replicas: 1,
 			Heartbeat: 200 * time.Millisecond, DeadAfter: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	go s.Serve(ln)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-	})
+	serve(t, s, ln)
 	return addr
 }
 

@@ -20,10 +20,10 @@ func startServerWT(t *testing.T, bots int) string {
 }
 
 // startServerWTWith is startServerWT with a configuration (its DataDir is
-// the test's).
+// the test's, where a desync's dump fails the test).
 func startServerWTWith(t *testing.T, cfg server.Config) string {
 	t.Helper()
-	cfg.DataDir = t.TempDir()
+	cfg.DataDir = dataDir(t)
 	s, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
