@@ -378,3 +378,39 @@ func TestResentMarginIgnored(t *testing.T) {
 		t.Fatalf("lead adjusted by %v for a late event with no resend about, want a raise", adj)
 	}
 }
+
+// TestProposalTwiceOnLossyLink: a proposal goes once on a link that has
+// lost nothing, twice (the same message, back to back) after the client
+// saw a loss: here a missing server ping (issue 14).
+func TestProposalTwiceOnLossyLink(t *testing.T) {
+	proposes := func(s *Session, now time.Duration) int {
+		s.Press(now, sim.EvBrakeOn, 0)
+		n := 0
+		for _, m := range outgoing(t, s) {
+			if p, ok := m.(*proto.Propose); ok && p.Events[0].Seq == s.seq {
+				n++
+			}
+		}
+		return n
+	}
+	s := started(t, false)
+	now := 600 * time.Millisecond
+	s.Update(now)
+	recv(t, s, now, &proto.Ping{ID: 1, Time: 1})
+	recv(t, s, now, &proto.Ping{ID: 2, Time: 2})
+	if n := proposes(s, now); n != 1 {
+		t.Fatalf("%d Proposes on a link that lost nothing, want 1", n)
+	}
+	recv(t, s, now, &proto.Ping{ID: 4, Time: 4}) // 3 was lost
+	now += 10 * time.Millisecond
+	s.Update(now)
+	if n := proposes(s, now); n != 2 {
+		t.Fatalf("%d Proposes after a lost ping, want 2", n)
+	}
+	clear(s.pending) // answered: not proposed again, which would be a loss too
+	now += lossyFor
+	s.Update(now)
+	if n := proposes(s, now); n != 1 {
+		t.Fatalf("%d Proposes %v after the loss, want 1", n, lossyFor)
+	}
+}

@@ -227,10 +227,12 @@ func (s *Session) heartbeat(now time.Duration, m *proto.Heartbeat) {
 }
 
 // lossyFor is how long after the client last saw a loss (a gap in the
-// broadcasts, a proposal it had to propose again) its link counts as lossy,
-// as the server counts QUIC's losses (server/webtransport.go). Over a
-// reliable stream neither happens.
-const lossyFor = 10 * time.Second
+// broadcasts or in the server's ping IDs, a ping of its own never
+// answered, a proposal it had to propose again) its link counts as lossy.
+// Longer than the server's 10 s (server/webtransport.go): the second copies
+// hide most of the losses the client would otherwise see. Over a reliable
+// stream none of these happens.
+const lossyFor = 30 * time.Second
 
 // sawLoss notes a loss at time now.
 func (s *Session) sawLoss(now time.Duration) { s.lossyUntil = now + lossyFor }
@@ -244,6 +246,15 @@ func (s *Session) askFor(first, last uint64) {
 }
 
 func (s *Session) pong(now time.Duration, m *proto.Pong) {
+	for i, p := range s.pings {
+		if p.at != 0 && p.id < m.ID {
+			// An older ping still unanswered when a newer one's pong comes:
+			// it or its pong was lost (the server answers every ping, in
+			// order). Pongs are what tell this client about its way up.
+			s.sawLoss(now)
+			s.pings[i].at = 0
+		}
+	}
 	for i := range s.pings {
 		if p := s.pings[i]; p.id == m.ID && p.at != 0 {
 			// The server answers at once (Held 0); it is counted all the same.

@@ -61,6 +61,7 @@ type Session struct {
 	// reports leave in one write.
 	answers []heldPing
 	pingID  uint32
+	srvPing uint32 // the newest ping ID the server sent us (they count up by one)
 	pings   [16]pingSent
 
 	askedResync time.Duration
@@ -292,6 +293,10 @@ func (s *Session) ReceiveAt(arrival, now time.Duration, msg []byte) error {
 	}
 	switch m := m.(type) {
 	case *proto.Ping:
+		if s.srvPing != 0 && m.ID > s.srvPing+1 {
+			s.sawLoss(now) // a ping (and the heartbeat it rode with) is missing
+		}
+		s.srvPing = max(s.srvPing, m.ID)
 		switch {
 		case now-s.lastNow > answerWait:
 			// The host has stopped calling Update (a hidden page): answer
