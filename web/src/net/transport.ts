@@ -80,6 +80,9 @@ export const FALLBACK_MS = 1000;
 /** After a WebTransport attempt failed, reconnects go straight to the
  * WebSocket for this long instead of waiting for the same failure again. */
 const BLOCKED_MS = 60000;
+/** How long after the first a proposal's second copy leaves (pack). */
+const COPY_DELAY_MS = 2;
+
 let wtBlockedUntil = 0;
 
 /** dialAuto tries WebTransport first and settles for the WebSocket when
@@ -229,9 +232,14 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * ones into as few datagrams of at most max bytes as hold them, in order;
  * the others (and any too large for a datagram) framed into one buffer for
  * the stream. A message equal to the one before it (the core's second copy
- * of a proposal on a lossy link) starts a datagram of its own. */
-export function pack(msgs: Uint8Array[], max: number = MAX_DATAGRAM): { datagrams: Uint8Array[]; stream: Uint8Array | null } {
+ * of a proposal on a lossy link) starts a datagram of its own; copies lists
+ * the datagrams that begin so. */
+export function pack(
+  msgs: Uint8Array[],
+  max: number = MAX_DATAGRAM,
+): { datagrams: Uint8Array[]; copies: Set<number>; stream: Uint8Array | null } {
   const datagrams: Uint8Array[] = [];
+  const copies = new Set<number>();
   const streamMsgs: Uint8Array[] = [];
   let cur: Uint8Array[] = [];
   let curSize = 0;
@@ -251,7 +259,9 @@ export function pack(msgs: Uint8Array[], max: number = MAX_DATAGRAM): { datagram
       streamMsgs.push(m);
       continue;
     }
-    if (curSize + size > max || (cur.length > 0 && sameBytes(cur[cur.length - 1], m))) cut();
+    const copy = cur.length > 0 && sameBytes(cur[cur.length - 1], m);
+    if (curSize + size > max || copy) cut();
+    if (copy) copies.add(datagrams.length);
     cur.push(m);
     curSize += size;
   }
@@ -262,7 +272,7 @@ export function pack(msgs: Uint8Array[], max: number = MAX_DATAGRAM): { datagram
     let at = 0;
     for (const m of streamMsgs) at = appendFrame(stream, at, m);
   }
-  return { datagrams, stream };
+  return { datagrams, copies, stream };
 }
 
 /** dialWebTransport opens a session at target, then the one bidirectional
@@ -307,7 +317,14 @@ function dialWebTransport(target: WebTransportTarget, h: TransportHandlers): Tra
     if (p.stream) stream.write(p.stream).catch(() => fail("connection lost"));
     // A datagram the browser cannot send is lost like one the network
     // dropped: the protocol resends what matters.
-    for (const d of p.datagrams) dgrams.write(d).catch(() => {});
+    const w = dgrams;
+    p.datagrams.forEach((d, i) => {
+      // A copy leaves a moment later, from another task: the browser's QUIC
+      // may put datagrams written together into one packet, and a packet
+      // lost would take both.
+      if (p.copies.has(i)) setTimeout(() => live && w.write(d).catch(() => {}), COPY_DELAY_MS);
+      else w.write(d).catch(() => {});
+    });
   };
 
   wt.closed.then(
