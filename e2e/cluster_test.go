@@ -72,12 +72,13 @@ func TestBrowserClusterLobby(t *testing.T) {
 	row := `[...document.querySelectorAll("#rooms tr")].findIndex(tr => tr.querySelector(".rname")?.textContent === "far")`
 	var host string
 	waitFor(t, "node-a's lobby lists room far", 15*time.Second, func() bool {
+		// The Server column's cell, found by its class (the Mode column came before it).
 		cells, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]string](`(() => { const i = `+row+`; return i < 0 ? [] :
-			[...document.querySelectorAll("#rooms tr")[i].children].map(td => td.textContent); })()`))
-		if err != nil || len(cells) < 5 {
+			[document.querySelectorAll("#rooms tr")[i].querySelector("td.node")?.textContent ?? ""]; })()`))
+		if err != nil || len(cells) < 1 {
 			return false
 		}
-		host = cells[4]
+		host = cells[0]
 		return true
 	})
 	if host != "node-b" {
