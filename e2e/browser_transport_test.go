@@ -56,11 +56,23 @@ func metric(t *testing.T, addr, sample string) float64 {
 // TestBrowserWebTransport: two pages enter a room through the lobby, both
 // through `webtron relay --udp` (the page over TCP, WebTransport over UDP,
 // 20 ms each way), open WebTransport sessions, and play: A turns, B sees
-// it. Their datagrams reach the server.
+// it. Their datagrams reach the server. The lossy case loses 5 % of the
+// datagrams each way: the pages ask ?transport=webtransport (no fallback: a
+// lost handshake packet can take QUIC longer than the 1 s the fallback
+// allows) and play all the same, proposals sent twice, broadcasts resent.
 func TestBrowserWebTransport(t *testing.T) {
 	browserTests(t)
+	for _, c := range []struct {
+		name, query string
+		loss        float64
+	}{{"clean", "", 0}, {"lossy", "?transport=webtransport", 0.05}} {
+		t.Run(c.name, func(t *testing.T) { browserWebTransport(t, c.query, c.loss) })
+	}
+}
+
+func browserWebTransport(t *testing.T, query string, loss float64) {
 	addr := startServerWTWith(t, server.Config{Web: web.Handler(), Policy: clock.Policy{Charity: clock.FixedCharity(50 * time.Millisecond)}})
-	dir := relay.Direction{Delay: 20 * time.Millisecond, Jitter: 2 * time.Millisecond}
+	dir := relay.Direction{Delay: 20 * time.Millisecond, Jitter: 2 * time.Millisecond, Loss: loss}
 	r, err := relay.Start(t.Context(), relay.Config{To: addr, Up: dir, Down: dir, UDP: true, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -68,11 +80,19 @@ func TestBrowserWebTransport(t *testing.T) {
 	t.Cleanup(func() { r.Close() })
 	room := fmt.Sprintf("wt-%d", time.Now().UnixNano()%1e6)
 	bctx := browserQUIC(t)
-	a := playIn(t, bctx, "http://"+r.Addr(), room, "Alice")
-	b := playIn(t, bctx, "http://"+r.Addr(), room, "Bob")
+	join := func(name string) *page {
+		p := openPage(t, bctx, "http://"+r.Addr()+"/"+query)
+		if err := chromedp.Do(p.ctx, retype("name", name), retype("room", room), chromedp.Click(chromedp.ID("play"))); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, name+" to join "+room, 30*time.Second, func() bool { return inGame(t, p) })
+		return p
+	}
+	a := join("Alice")
+	b := join("Bob")
 
 	var sa, sb pageState
-	waitFor(t, "both pages to be welcomed", 20*time.Second, func() bool {
+	waitFor(t, "both pages to be welcomed", 30*time.Second, func() bool {
 		sa, sb = a.state(t), b.state(t)
 		return sa.You >= 0 && sb.You >= 0 && len(sb.Players) >= 2
 	})
