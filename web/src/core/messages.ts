@@ -5,11 +5,8 @@
 // answer, and the answer's buffer is handed back with the next request
 // (transferred both ways, never copied), so a frame makes no garbage beyond
 // the two small message objects.
-<<<<<<< HEAD
-import type { ReplayFromWorker, ReplayToWorker } from "../replay/messages";
-=======
 import type { TransportChoice, TransportKind } from "../net/transport";
->>>>>>> main
+import type { ReplayFromWorker, ReplayToWorker } from "../replay/messages";
 import type { PressKind } from "./layout";
 
 /** What the page asks of the worker. */

@@ -1,11 +1,8 @@
 // Remote: the page's handle on the core's worker (src/worker/main.ts). The
 // worker is started with the page, so the 3 MB core loads while the player
 // reads the lobby; one worker serves every room the page joins in turn.
-<<<<<<< HEAD
-import type { ReplayFromWorker, ReplayToWorker } from "../replay/messages";
-=======
 import { type TransportKind, transportChoice } from "../net/transport";
->>>>>>> main
+import type { ReplayFromWorker, ReplayToWorker } from "../replay/messages";
 import type { PressKind } from "./layout";
 import type { FromWorker, Notice, StartOptions, ToWorker } from "./messages";
 
