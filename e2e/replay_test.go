@@ -28,6 +28,11 @@ func startReplayServer(t *testing.T, data string) string {
 	rules := sim.DefaultConfig()
 	rules.ArenaSize = 100 * sim.Meter
 	rules.RoundOverMs = 15000 // the summary stays long enough for a loaded machine's clicks
+	// Once the page's cycle is dead the bots play the round out (FINISH_TYPE
+	// 3): the express finish would end it undecided, with no summary.
+	for _, set := range []*sim.Set{&rules.SP, &rules.MP} {
+		set.FinishType = sim.FinishNormal
+	}
 	s, err := server.New(server.Config{Web: web.Handler(), Bots: 2, Seats: 8, Rules: &rules,
 		Policy: clock.Policy{Charity: clock.AutoCharity}, DataDir: data})
 	if err != nil {
