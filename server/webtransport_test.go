@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -182,7 +183,6 @@ func TestWebTransportBadInput(t *testing.T) {
 		t.Fatalf("healthy player on %s", healthy.Transport())
 	}
 	drive(t, healthy)
-	hello := proto.AppendFrame(nil, marshal(t, &proto.Hello{Name: "bad", Room: "arena"}))
 	cases := []struct {
 		name     string
 		stream   []byte // written on the stream after the hello
@@ -194,8 +194,11 @@ func TestWebTransportBadInput(t *testing.T) {
 		{"server-only type on a datagram", nil, proto.AppendFrame(nil, marshal(t, &proto.Accepted{Seq: 1})), "not a client message"},
 		{"stream frame over the limit", []byte{0xff, 0xff, 0x03}, nil, "larger than"},
 	}
-	for _, tc := range cases {
+	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			// A name of its own: the room may not have seen the last
+			// case's player leave yet, and names are unique in a room.
+			hello := proto.AppendFrame(nil, marshal(t, &proto.Hello{Name: fmt.Sprintf("bad%d", i), Room: "arena"}))
 			sess, str := dialWTRaw(t, s)
 			if _, err := str.Write(hello); err != nil {
 				t.Fatal(err)
