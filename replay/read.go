@@ -19,11 +19,26 @@ var (
 	ErrVersion   = errors.New("replay: unsupported format version")
 	ErrTruncated = errors.New("replay: file truncated")
 	ErrCorrupt   = errors.New("replay: file corrupted")
+	// ErrRules is a round played under other rules than this build's
+	// simulation (sim.RulesVersion): re-simulating it would not give its
+	// hashes, so it is refused before trying.
+	ErrRules = errors.New("replay: written by another version of the game")
 )
+
+// Explain adds to err, for a file that does not record its rules version
+// (written before that was recorded), that an older simulation may have
+// played it: such a file fails to decode its snapshot or to match its
+// hashes, and that alone would not say why.
+func (f *File) Explain(err error) error {
+	if err == nil || f.Rules != 0 {
+		return err
+	}
+	return errwrap.New(err.Error()+" (the file does not record its rules version: an older version of the game probably wrote it)", err)
+}
 
 // Unmarshal decodes a file Marshal wrote. It never panics: a truncated,
 // damaged or hostile input returns an error wrapping ErrNotReplay,
-// ErrVersion, ErrTruncated or ErrCorrupt.
+// ErrVersion, ErrTruncated, ErrCorrupt or ErrRules.
 func Unmarshal(b []byte) (*File, error) {
 	if len(b) < len(Magic) || string(b[:len(Magic)]) != Magic {
 		return nil, errwrap.Wrap(ErrNotReplay, "bad magic")
@@ -59,8 +74,8 @@ func Unmarshal(b []byte) (*File, error) {
 // parse decodes the sections; the checksum has already matched, but the
 // content is still checked as if it were hostile (a buggy writer, a crafted file).
 func parse(b []byte, version uint8) (*File, error) {
-	var secs [tagTiming + 1][]byte
-	var seen [tagTiming + 1]bool
+	var secs [tagRules + 1][]byte
+	var seen [tagRules + 1]bool
 	r := reader{b: b}
 	for len(r.b) > 0 && r.err == nil {
 		tag := r.u8("section tag")
@@ -109,6 +124,20 @@ func parse(b []byte, version uint8) (*File, error) {
 	if version >= 2 {
 		if err := f.parseMeasured(secs[tagResult:], seen[tagResult:]); err != nil {
 			return nil, err
+		}
+	}
+	if seen[tagRules] {
+		d := reader{b: secs[tagRules]}
+		f.Rules = d.uvarint("rules")
+		if err := d.end("rules"); err != nil {
+			return nil, err
+		}
+		if f.Rules != sim.RulesVersion {
+			older := "an older"
+			if f.Rules > sim.RulesVersion {
+				older = "a newer"
+			}
+			return nil, errwrap.New("replay: written by "+older+" version of the game (its rules "+utoa(f.Rules)+", this build's "+utoa(sim.RulesVersion)+"): it cannot be played here", ErrRules)
 		}
 	}
 	if seen[tagDesync] {

@@ -27,7 +27,11 @@
 // events' order: ticks it was postponed by, then when it was accepted as a
 // varint delta from the previous event's, how long before that it arrived,
 // and how long after it was broadcast, all in microseconds since the room's
-// tick 0). A version-1 file has none of them and reads as before.
+// tick 0). A version-1 file has none of them and reads as before. A later
+// optional section, rules (a uvarint: sim.RulesVersion of the simulation
+// that played the round), lets a reader refuse a round its simulation
+// would not reproduce with that reason (ErrRules); files written before it
+// existed lack it (File.Rules 0).
 package replay
 
 import (
@@ -91,7 +95,11 @@ type File struct {
 	Round   int64     // the room's count of recorded rounds, from 1
 	Created time.Time // stored to the millisecond
 	// Names holds each player slot's display name; empty for a free slot.
-	Names  []string
+	Names []string
+	// Rules is the sim.RulesVersion the round was played under; 0 in files
+	// written before it was recorded. Marshal writes sim.RulesVersion when
+	// it is 0: a record made now was made by this simulation.
+	Rules  uint64
 	Record history.RoundRecord
 	Desync *Desync // KindDesync only
 }
@@ -108,6 +116,7 @@ const (
 	tagBots   = 8
 	tagNet    = 9
 	tagTiming = 10
+	tagRules  = 11 // version 2 files written since sim.RulesVersion existed
 )
 
 // maxMicros bounds a decoded duration (about 12 days), so that converting it
@@ -178,6 +187,11 @@ func Marshal(f *File) ([]byte, error) {
 		b = appendSection(b, tagDesync, w)
 	}
 	b = appendMeasured(b, &f.Record, w[:0])
+	rules := f.Rules
+	if rules == 0 {
+		rules = sim.RulesVersion
+	}
+	b = appendSection(b, tagRules, binary.AppendUvarint(w[:0], rules))
 	total := len(b) + 4
 	if total > MaxFileSize {
 		return nil, errors.New("replay: record too large to write")

@@ -66,7 +66,7 @@ func Verify(f *File) (*Summary, error) {
 	rec := &f.Record
 	st, err := sim.UnmarshalState(rec.Start)
 	if err != nil {
-		return nil, errwrap.New("replay: start snapshot: "+err.Error(), err)
+		return nil, f.Explain(errwrap.New("replay: start snapshot: "+err.Error(), err))
 	}
 	if st.Tick() != rec.StartTick {
 		return nil, errwrap.Wrap(ErrCorrupt, "start snapshot is at tick "+itoa(st.Tick())+", the file says "+itoa(rec.StartTick))
@@ -127,13 +127,13 @@ func Verify(f *File) (*Summary, error) {
 	// A version-2 file says how the round ended: the listing of replays
 	// shows it without re-simulating, so it must be what happened.
 	if f.Version >= 2 && (rec.Decided != s.Decided || rec.Decided && rec.Winner != s.Winner) {
-		return s, errwrap.Wrap(ErrMismatch, "the file says decided "+strconv.FormatBool(rec.Decided)+", winner "+itoa(int64(rec.Winner))+
-			"; re-simulated decided "+strconv.FormatBool(s.Decided)+", winner "+itoa(int64(s.Winner)))
+		return s, f.Explain(errwrap.Wrap(ErrMismatch, "the file says decided "+strconv.FormatBool(rec.Decided)+", winner "+itoa(int64(rec.Winner))+
+			"; re-simulated decided "+strconv.FormatBool(s.Decided)+", winner "+itoa(int64(s.Winner))))
 	}
 	if len(s.Mismatches) > 0 {
 		m := s.Mismatches[0]
-		return s, errwrap.New(ErrMismatch.Error()+" at tick "+itoa(m.Tick)+": recorded "+hex(m.Recorded, 16)+", re-simulated "+
-			hex(m.Got, 16)+" ("+itoa(int64(len(s.Mismatches)))+" of "+itoa(int64(s.HashesChecked))+" hashes differ)", ErrMismatch)
+		return s, f.Explain(errwrap.New(ErrMismatch.Error()+" at tick "+itoa(m.Tick)+": recorded "+hex(m.Recorded, 16)+", re-simulated "+
+			hex(m.Got, 16)+" ("+itoa(int64(len(s.Mismatches)))+" of "+itoa(int64(s.HashesChecked))+" hashes differ)", ErrMismatch))
 	}
 	return s, nil
 }

@@ -19,6 +19,7 @@ func (s *Server) routes() {
 	mux.HandleFunc("GET /api/rooms", s.serveRooms)
 	mux.HandleFunc("GET /api/replays", s.serveReplays)
 	mux.HandleFunc("GET /api/replays/{id}", s.serveReplay)
+	mux.HandleFunc("GET /replay/{id}", s.serveReplayPage)
 	mux.HandleFunc("GET /api/transport", s.serveTransport)
 	mux.HandleFunc("GET /api/settings", s.serveSettings)
 	mux.Handle("GET /metrics", s.metrics.handler())

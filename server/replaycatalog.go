@@ -170,11 +170,16 @@ func validDir(s string) bool {
 // ReplayInfo is one entry of /api/replays. The JSON keys are a contract with
 // the browser's list of recent rounds.
 type ReplayInfo struct {
-	ID        string         `json:"id"`
-	Room      string         `json:"room"`
-	Round     int64          `json:"round"`
-	Created   time.Time      `json:"created"`
-	CreatedMs int64          `json:"createdMs"`
+	ID        string    `json:"id"`
+	Room      string    `json:"room"`
+	Round     int64     `json:"round"`
+	Created   time.Time `json:"created"`
+	CreatedMs int64     `json:"createdMs"`
+	// StartTick and EndTick are the room's ticks the round spans, the
+	// ticks a live page sees: a page that just watched a round finds its
+	// replay by them (the summary's "watch again").
+	StartTick int64          `json:"startTick"`
+	EndTick   int64          `json:"endTick"`
 	Ticks     int64          `json:"ticks"`
 	Seconds   float64        `json:"seconds"`
 	Players   []ReplayPlayer `json:"players"`
@@ -192,6 +197,9 @@ type ReplayInfo struct {
 	// they are listed so that people see a round existed, never served.
 	Damaged bool   `json:"damaged"`
 	Problem string `json:"problem,omitempty"`
+	// Old marks a damaged entry whose only fault is its age: another
+	// version of the game's rules played it (replay.ErrRules).
+	Old bool `json:"old,omitempty"`
 }
 
 // ReplayPlayer is one seat of a listed round.
@@ -240,8 +248,9 @@ type listed struct {
 	ms            int64
 }
 
-// List returns the newest limit replays, newest first.
-func (c *replayCatalog) List(limit int) []ReplayInfo {
+// List returns the newest limit replays, newest first; a room other than ""
+// keeps only that room's.
+func (c *replayCatalog) List(limit int, room string) []ReplayInfo {
 	out := []ReplayInfo{}
 	root, err := c.open()
 	if err != nil {
@@ -251,7 +260,7 @@ func (c *replayCatalog) List(limit int) []ReplayInfo {
 	var all []listed
 	rooms, _ := fs.ReadDir(root.FS(), ".")
 	for _, rd := range rooms {
-		if !rd.IsDir() {
+		if !rd.IsDir() || room != "" && rd.Name() != dirName(room) {
 			continue
 		}
 		ents, _ := fs.ReadDir(root.FS(), rd.Name())
@@ -270,8 +279,12 @@ func (c *replayCatalog) List(limit int) []ReplayInfo {
 		}
 		return strings.Compare(b.id, a.id)
 	})
-	for _, l := range all[:min(limit, len(all))] {
-		if info, ok := c.info(root, l); ok {
+	for _, l := range all {
+		if len(out) == limit {
+			break
+		}
+		// Rooms whose names differ may share a directory (dirName).
+		if info, ok := c.info(root, l); ok && (room == "" || info.Damaged || info.Room == room) {
 			out = append(out, info)
 		}
 	}
@@ -308,7 +321,7 @@ func (c *replayCatalog) info(root *os.Root, l listed) (ReplayInfo, bool) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return ReplayInfo{}, false
 		}
-		info.Damaged, info.Problem = true, err.Error()
+		info.Damaged, info.Problem, info.Old = true, err.Error(), errors.Is(err, replay.ErrRules)
 	}
 	c.mu.Lock()
 	if len(c.cache) >= maxCatalogCache {
@@ -347,11 +360,12 @@ func describe(info *ReplayInfo, b []byte) error {
 	}
 	st, err := sim.UnmarshalState(f.Record.Start)
 	if err != nil {
-		return fmt.Errorf("replay: start snapshot: %w", err)
+		return f.Explain(fmt.Errorf("replay: start snapshot: %w", err))
 	}
 	r := &f.Record
 	info.Room, info.Round, info.Version = f.Room, f.Round, int(f.Version)
 	info.Created, info.CreatedMs = f.Created.UTC(), f.Created.UnixMilli()
+	info.StartTick, info.EndTick = r.StartTick, r.EndTick
 	info.Ticks = r.EndTick - r.StartTick
 	info.Seconds = float64(info.Ticks) / float64(st.Config().TickRate)
 	info.Decided, info.Winner = r.Decided, r.Winner
@@ -386,7 +400,8 @@ func describe(info *ReplayInfo, b []byte) error {
 	return nil
 }
 
-// serveReplays answers GET /api/replays?limit=N: the newest rounds first.
+// serveReplays answers GET /api/replays?limit=N&room=NAME: the newest rounds
+// first, of one room when it is named.
 func (s *Server) serveReplays(w http.ResponseWriter, r *http.Request) {
 	limit := defaultReplayList
 	if v := r.URL.Query().Get("limit"); v != "" {
@@ -399,7 +414,7 @@ func (s *Server) serveReplays(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	json.NewEncoder(w).Encode(s.catalog.List(limit))
+	json.NewEncoder(w).Encode(s.catalog.List(limit, r.URL.Query().Get("room")))
 }
 
 // serveReplay answers GET /api/replays/{id} with the file, checked first: a
@@ -434,7 +449,11 @@ func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
 		err = errors.New(info.Problem)
 	}
 	if err != nil {
-		http.Error(w, "replay damaged: "+err.Error(), http.StatusUnprocessableEntity)
+		why := "replay damaged: " + err.Error()
+		if info.Old {
+			why = err.Error() // not damage: the game changed
+		}
+		http.Error(w, why, http.StatusUnprocessableEntity)
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
@@ -442,4 +461,32 @@ func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
 	// A replay never changes; it may only be pruned.
 	w.Header().Set("Cache-Control", "public, max-age=86400, immutable")
 	w.Write(b)
+}
+
+// serveReplayPage answers GET /replay/{id}, a link to one round: the page
+// (which plays it, or says why it cannot: a damaged file is the page's to
+// report) when the file exists, 404 when it does not, so that a mistyped or
+// pruned link says so at once.
+func (s *Server) serveReplayPage(w http.ResponseWriter, r *http.Request) {
+	dir, file, ok := parseReplayID(r.PathValue("id"))
+	if !ok || s.cfg.Web == nil {
+		http.Error(w, "no such replay", http.StatusNotFound)
+		return
+	}
+	root, err := s.catalog.open()
+	if err != nil {
+		http.Error(w, "no such replay", http.StatusNotFound)
+		return
+	}
+	fi, err := root.Stat(path.Join(dir, file))
+	root.Close()
+	if err != nil || !fi.Mode().IsRegular() {
+		http.Error(w, "no such replay", http.StatusNotFound)
+		return
+	}
+	// The page reads the id from its own URL; index.html's <base href="/">
+	// keeps its assets where they are.
+	page := r.Clone(r.Context())
+	page.URL.Path, page.URL.RawPath = "/", ""
+	s.cfg.Web.ServeHTTP(w, page)
 }

@@ -13,12 +13,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"webtron/headless"
 	"webtron/history"
 	"webtron/replay"
 	"webtron/room"
+	"webtron/web"
 )
 
 // recorded is one round of three bots on a virtual clock, as the server
@@ -298,5 +300,83 @@ func TestServerListsItsRounds(t *testing.T) {
 	r := &f.Record
 	if len(r.Timing) != len(r.Events) || len(r.Net) == 0 {
 		t.Fatalf("%d timings for %d events, %d net samples", len(r.Timing), len(r.Events), len(r.Net))
+	}
+}
+
+// TestReplayListByRoom: ?room= keeps one room's rounds, each with the room
+// ticks it spans (a live page finds the round it just watched by them).
+func TestReplayListByRoom(t *testing.T) {
+	data := t.TempDir()
+	t0 := time.UnixMilli(1_700_000_000_000)
+	a := writeReplay(t, data, recordedFile(t, "a b", t0), false)
+	writeReplay(t, data, recordedFile(t, "other", t0.Add(time.Minute)), false)
+	// The files first: the server prunes empty directories as it starts.
+	s := newTestServer(t, func(c *Config) { c.DataDir = data })
+	base := "http" + strings.TrimPrefix(s.url, "ws")
+	var list []ReplayInfo
+	if code := getJSON(t, base+"/api/replays?room=a+b", &list); code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	rec := recordedFile(t, "a b", t0).Record
+	if len(list) != 1 || list[0].ID != a || list[0].StartTick != rec.StartTick || list[0].EndTick != rec.EndTick || rec.EndTick <= rec.StartTick {
+		t.Fatalf("room a b: %+v, want %s spanning %d to %d", list, a, rec.StartTick, rec.EndTick)
+	}
+	if getJSON(t, base+"/api/replays?room=nowhere", &list); len(list) != 0 {
+		t.Errorf("room nowhere: %+v", list)
+	}
+	if getJSON(t, base+"/api/replays", &list); len(list) != 2 {
+		t.Errorf("all rooms: %d entries", len(list))
+	}
+}
+
+// TestReplayPage: /replay/ID is the page (the client plays the round the
+// URL names), with its assets reachable from that path; an id with no file
+// behind it is 404.
+func TestReplayPage(t *testing.T) {
+	data := t.TempDir()
+	page := fstest.MapFS{
+		"index.html": {Data: []byte(`<!doctype html><base href="/"><script src="app.js"></script>`)},
+		"app.js":     {Data: []byte("replay page")},
+	}
+	id := writeReplay(t, data, recordedFile(t, "lobby", time.UnixMilli(1_700_000_000_000)), false)
+	s := newTestServer(t, func(c *Config) { c.DataDir = data; c.Web = web.NewHandler(page) })
+	base := "http" + strings.TrimPrefix(s.url, "ws")
+	code, b := get(t, base+"/replay/"+id+"?t=4.5&follow=x")
+	if code != 200 || !bytes.Contains(b, []byte(`<base href="/">`)) {
+		t.Errorf("/replay/%s: status %d, %q", id, code, b)
+	}
+	for _, bad := range []string{"1-1-lobby", "1700000000000-2-lobby", "1700000000000-1-nowhere", "x", "1-2-..", "..%2f..%2fetc"} {
+		if code, b := get(t, base+"/replay/"+bad); code != 404 {
+			t.Errorf("/replay/%s: status %d, %q", bad, code, b)
+		}
+	}
+}
+
+// TestReplayOtherRules: a round another version of the game's rules played
+// is listed as such (damaged, old, the reason) and refused with that reason,
+// not as damage.
+func TestReplayOtherRules(t *testing.T) {
+	data := t.TempDir()
+	f := recordedFile(t, "lobby", time.UnixMilli(1_700_000_000_000))
+	id := writeReplay(t, data, f, false)
+	path := filepath.Join(data, replaysDir, "lobby", "1700000000000-1"+replay.Ext)
+	b, _ := os.ReadFile(path)
+	// The rules section comes last: tag, length 1, the version.
+	if b[len(b)-7] != 11 || b[len(b)-6] != 1 {
+		t.Fatalf("the file does not end with its rules section: % x", b[len(b)-8:])
+	}
+	b[len(b)-5] += 1
+	b = binary.LittleEndian.AppendUint32(b[:len(b)-4], crc32.ChecksumIEEE(b[:len(b)-4]))
+	os.WriteFile(path, b, 0o644)
+	s := newTestServer(t, func(c *Config) { c.DataDir = data })
+	base := "http" + strings.TrimPrefix(s.url, "ws")
+	var list []ReplayInfo
+	getJSON(t, base+"/api/replays", &list)
+	if len(list) != 1 || !list[0].Damaged || !list[0].Old || !strings.Contains(list[0].Problem, "newer version of the game") {
+		t.Fatalf("list %+v", list)
+	}
+	code, body := get(t, base+"/api/replays/"+id)
+	if code != 422 || strings.Contains(string(body), "damaged") || !strings.Contains(string(body), "newer version of the game") {
+		t.Errorf("status %d: %s", code, body)
 	}
 }

@@ -182,6 +182,8 @@ func TestGolden(t *testing.T) {
 	const ticks = 20000
 	var out strings.Builder
 	want := readGolden(t, file)
+	changed := false
+	rules := fmt.Sprintf("%x", RulesVersion)
 	for _, c := range cases {
 		s, gen := newGame(t, c.players, c.seed)
 		var evs []Event
@@ -192,11 +194,21 @@ func TestGolden(t *testing.T) {
 		key := fmt.Sprintf("players=%d seed=%d ticks=%d", c.players, c.seed, ticks)
 		got := fmt.Sprintf("%016x", s.Hash())
 		fmt.Fprintf(&out, "%s %s\n", key, got)
+		changed = changed || want[key] != got
 		if !*update && want[key] != got {
 			t.Errorf("%s: hash %s, want %s", key, got, want[key])
 		}
 	}
-	if *update {
+	// New results under the same rules version would let a replay of the
+	// old rules pass as current (RulesVersion).
+	if changed && want["rules"] == rules {
+		t.Errorf("the golden hashes changed under RulesVersion %d: bump sim.RulesVersion", RulesVersion)
+	}
+	if !changed && want["rules"] != rules {
+		t.Errorf("the golden file was made under rules %s, this is %s: run with -update", want["rules"], rules)
+	}
+	fmt.Fprintf(&out, "rules %s\n", rules)
+	if *update && !(changed && want["rules"] == rules) {
 		if err := os.WriteFile(file, []byte(out.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -130,8 +130,16 @@ var long struct {
 func longRound(tb testing.TB) (*replay.File, []byte) {
 	long.once.Do(func() {
 		cfg := sim.DefaultConfig()
+		// Bots alone play on (FINISH_TYPE 3), no win zone opens, and in a
+		// 1000 m arena eight bots ride for minutes (seed 2: 316 s):
+		// the defaults end a round without humans within seconds, and in
+		// the 500 m arena no round of eight bots lasts three minutes.
+		for _, set := range []*sim.Set{&cfg.SP, &cfg.MP} {
+			set.FinishType, set.WinZoneMinRoundTimeMs = sim.FinishNormal, 1_000_000_000
+		}
+		cfg.ArenaSize = 1000 * sim.Meter
 		var found *replay.File
-		r, err := room.New("long", room.Config{Sim: cfg, Seed: 1, Bots: 8, Seats: 8, OnRound: func(rec history.RoundRecord, names []string) {
+		r, err := room.New("long", room.Config{Sim: cfg, Seed: 2, Bots: 8, Seats: 8, OnRound: func(rec history.RoundRecord, names []string) {
 			if found == nil && rec.EndTick-rec.StartTick >= 5*60*cfg.TickRate {
 				found = &replay.File{Kind: replay.KindRound, Room: "long", Round: 1, Created: time.UnixMilli(1_700_000_000_000), Names: names, Record: rec}
 			}

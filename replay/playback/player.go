@@ -98,7 +98,7 @@ func New(f *replay.File, opt Options) (*Player, error) {
 	rec := &f.Record
 	st, err := sim.UnmarshalState(rec.Start)
 	if err != nil {
-		return nil, errwrap.Wrap(replay.ErrCorrupt, "start snapshot: "+err.Error())
+		return nil, f.Explain(errwrap.Wrap(replay.ErrCorrupt, "start snapshot: "+err.Error()))
 	}
 	if st.Tick() != rec.StartTick || rec.EndTick-rec.StartTick > replay.MaxTicks {
 		return nil, errwrap.Wrap(replay.ErrCorrupt, "start snapshot at tick "+itoa(st.Tick())+" for a round of ticks "+itoa(rec.StartTick)+".."+itoa(rec.EndTick))
@@ -143,7 +143,7 @@ func (p *Player) Loaded() int64 { return p.scan.Tick() }
 
 // Damaged returns nil, or the first recorded hash the re-simulation did not
 // reproduce (wrapping ErrDamaged).
-func (p *Player) Damaged() error { return p.damaged }
+func (p *Player) Damaged() error { return p.file.Explain(p.damaged) }
 
 // Kills returns the kill feed of the part loaded so far, in tick order. The
 // slice is shared: do not modify it.

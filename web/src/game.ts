@@ -212,6 +212,11 @@ export class Game implements InputSink {
     }
   }
 
+  /** say puts a line of the page's own in the chat log (a replay's link). */
+  say(text: string): void {
+    this.chatBox.add(-1, "", text);
+  }
+
   typing(): boolean {
     return this.chatBox.open;
   }

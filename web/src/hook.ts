@@ -5,6 +5,7 @@ import type { Game } from "./game";
 import type { Sound, SoundReport } from "./hud/sound";
 import { Perf, type PerfReport } from "./perf";
 import { colorCSS } from "./render/colors";
+import type { ReplayPage, ReplayReport } from "./replay/page";
 
 export interface StatePlayer {
   id: number;
@@ -59,7 +60,7 @@ export interface SceneReport {
   holes: { owner: number; from: number; to: number }[];
 }
 
-export function installHook(current: () => { game: Game | null; remote: Remote | null; sound: Sound }): void {
+export function installHook(current: () => { game: Game | null; remote: Remote | null; sound: Sound; replay: ReplayPage | null }): void {
   const hook = {
     /** state is the last frame the page drew and the last numbers the worker sent (4 a second). */
     state(): StateReport {
@@ -90,6 +91,10 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
         out.players.push({ id: c.id, name: game.name(c.id), x: c.x, y: c.y, dir: c.dir, alive: c.alive, score: c.score, braking: c.braking });
       }
       return out;
+    },
+    /** replay is the replay page's state (src/replay/page.ts), null when none plays. */
+    replay(): ReplayReport | null {
+      return current().replay?.report() ?? null;
     },
     /** scene is what the renderer drew in the last frame. */
     scene(): SceneReport | null {

@@ -1,6 +1,7 @@
-// Entry point: the lobby, or a room. The URL says which: / is the lobby,
-// /?room=NAME&name=PLAYER a room (add &spectate=1 to watch, &mindreader=0 to
-// turn negative input delay off). Joining from the lobby pushes the room's
+// Entry point: the lobby, a room or a replay. The URL says which: / is the
+// lobby, /?room=NAME&name=PLAYER a room (add &spectate=1 to watch,
+// &mindreader=0 to turn negative input delay off), /replay/ID a recorded
+// round (?t=SECONDS&follow=NAME). Joining from the lobby pushes the room's
 // URL, so the browser's Back button returns to the lobby and Forward goes
 // back in; a reload joins the room in the URL again, and the reconnect token
 // this tab keeps (sessionStorage) resumes the same player.
@@ -11,10 +12,17 @@ import { $ } from "./hud/dom";
 import { clip, type JoinRequest, Lobby, MAX_NAME, MAX_ROOM, randomName } from "./hud/lobby";
 import { Sound } from "./hud/sound";
 import { Renderer } from "./render/renderer";
+import { attachSummaryLinks } from "./replay/again";
+import { replayIDFromPath } from "./replay/api";
+import { RecentRounds } from "./replay/list";
+import { type ReplayOptions, ReplayPage } from "./replay/page";
 
 let game: Game | null = null;
+let replay: ReplayPage | null = null;
 let renderer: Renderer | null = null;
 let remote: Remote | null = null;
+/** When this page joined its room (ms since the epoch): "watch again" looks for rounds written since. */
+let joinedAt = 0;
 const sound = new Sound();
 // Browsers let audio start only in a user gesture: Play's click, or any key or touch.
 for (const ev of ["pointerdown", "keydown", "touchstart"]) window.addEventListener(ev, () => sound.unlock(), { capture: true, passive: true });
@@ -22,23 +30,35 @@ for (const ev of ["pointerdown", "keydown", "touchstart"]) window.addEventListen
 const remotePromise = Remote.load().then((r) => (remote = r));
 remotePromise.catch(() => {}); // reported when joining
 
-installHook(() => ({ game, remote, sound }));
+installHook(() => ({ game, remote, sound, replay }));
 
 const lobby = new Lobby((r) => void join(r, true));
+new RecentRounds((id) => void watch(id, {}, true));
 
-/** The history entry of a room carries this state, so leaving knows to go back to the lobby's entry. */
+/** The history entry of a room or a replay carries this state, so leaving knows to go back to the lobby's entry. */
 interface RoomEntry {
   webtron: "room";
 }
 
 /** requestFromURL returns the room the URL names, or null for the lobby. */
 function requestFromURL(): JoinRequest | null {
+  if (location.pathname !== "/") return null;
   const params = new URLSearchParams(location.search);
   const room = clip(params.get("room") ?? "", MAX_ROOM);
   if (!room) return null;
   const name = clip(params.get("name") ?? localStorage.getItem("webtron.name") ?? "", MAX_NAME) || randomName();
   const spectate = params.has("spectate") && params.get("spectate") !== "0";
   return { room, name, spectate };
+}
+
+/** replayFromURL returns the replay the URL names, or null. */
+function replayFromURL(): { id: string; opt: ReplayOptions } | null {
+  const id = replayIDFromPath(location.pathname);
+  if (!id) return null;
+  const params = new URLSearchParams(location.search);
+  const t = Number(params.get("t") ?? "");
+  const follow = params.get("follow") ?? "";
+  return { id, opt: { t: Number.isFinite(t) && t > 0 ? t : undefined, follow: follow || undefined } };
 }
 
 function roomURL(r: JoinRequest): string {
@@ -52,42 +72,64 @@ function roomURL(r: JoinRequest): string {
   return `/?${q}`;
 }
 
+async function core(): Promise<Remote | null> {
+  $("loading").hidden = false;
+  try {
+    return await remotePromise;
+  } catch (e) {
+    leave(`The game could not start: ${String(e)}`);
+    return null;
+  } finally {
+    $("loading").hidden = true;
+  }
+}
+
 /** join enters room r; push adds a history entry (a join from the lobby), otherwise the URL already names it. */
 async function join(r: JoinRequest, push: boolean): Promise<void> {
-  stopGame();
+  stopAll();
   lobby.hide();
   const entry: RoomEntry = { webtron: "room" };
   if (push) history.pushState(entry, "", roomURL(r));
   else history.replaceState(isRoomEntry(history.state) ? history.state : null, "", roomURL(r));
-  $("loading").hidden = false;
-  let core: Remote;
-  try {
-    core = await remotePromise;
-  } catch (e) {
-    $("loading").hidden = true;
-    leave(`The game could not start: ${String(e)}`);
-    return;
-  }
-  $("loading").hidden = true;
-  if (!requestFromURL()) return; // Back was pressed while the core loaded
+  const c = await core();
+  if (!c || !requestFromURL()) return; // Back was pressed while the core loaded
   renderer ??= new Renderer($<HTMLCanvasElement>("view"));
   const mindReader = new URLSearchParams(location.search).get("mindreader") !== "0";
-  game = new Game(core, renderer, sound, { ...r, mindReader }, leave);
+  joinedAt = Date.now();
+  game = new Game(c, renderer, sound, { ...r, mindReader }, leave);
   game.start();
+}
+
+/** watch plays a replay: id, or the one a pending search finds (watch again); push as join's. */
+async function watch(id: string | Promise<string>, opt: ReplayOptions, push: boolean): Promise<void> {
+  stopAll();
+  lobby.hide();
+  const entry: RoomEntry = { webtron: "room" };
+  const url = (s: string) => `/replay/${encodeURIComponent(s)}${opt.follow ? `?${new URLSearchParams({ follow: opt.follow })}` : ""}`;
+  if (typeof id === "string" && push) history.pushState(entry, "", url(id));
+  else if (typeof id !== "string") history.replaceState(null, "", "/");
+  const c = await core();
+  if (!c || (typeof id === "string" && !replayFromURL())) return;
+  renderer ??= new Renderer($<HTMLCanvasElement>("view"));
+  if (typeof id !== "string") opt = { ...opt, resolved: (s) => history.pushState(entry, "", url(s)) };
+  replay = new ReplayPage(c, renderer, id, opt, () => leave(""));
+  void replay.start();
 }
 
 function isRoomEntry(s: unknown): s is RoomEntry {
   return typeof s === "object" && s !== null && (s as RoomEntry).webtron === "room";
 }
 
-function stopGame(): void {
+function stopAll(): void {
   game?.stop();
   game = null;
+  replay?.stop();
+  replay = null;
 }
 
 /** leave returns to the lobby (the Back to lobby button, or the server closed the room to us). */
 function leave(message: string): void {
-  stopGame();
+  stopAll();
   lobby.show(message);
   // Going back, not forward to a new "/" entry: the history keeps one lobby
   // entry and Forward still leads into the room.
@@ -95,12 +137,27 @@ function leave(message: string): void {
   else history.replaceState(null, "", "/");
 }
 
-// Back and Forward between the lobby and a room.
+attachSummaryLinks({
+  current: () => {
+    const r = requestFromURL();
+    if (!game || !r || !game.haveFrame) return null;
+    return { room: r.room, tick: game.frame.tick, name: r.name, since: joinedAt - 10 * 60 * 1000 };
+  },
+  watch: (id, follow) => void watch(id, { follow }, false),
+  say: (text) => game?.say(text),
+});
+
+// Back and Forward between the lobby, rooms and replays.
 window.addEventListener("popstate", () => {
+  const rp = replayFromURL();
+  if (rp) {
+    if (!replay || replay.id !== rp.id) void watch(rp.id, rp.opt, false);
+    return;
+  }
   const r = requestFromURL();
   if (!r) {
-    if (game) {
-      stopGame();
+    if (game || replay) {
+      stopAll();
       lobby.show();
     }
     return;
@@ -108,6 +165,8 @@ window.addEventListener("popstate", () => {
   if (!game || !game.isFor(r)) void join(r, false);
 });
 
+const startReplay = replayFromURL();
 const start = requestFromURL();
-if (start) void join(start, false);
+if (startReplay) void watch(startReplay.id, startReplay.opt, false);
+else if (start) void join(start, false);
 else lobby.show();

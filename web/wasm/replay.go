@@ -14,7 +14,7 @@ package main
 //	setView(slot) -> string|null          a player's view (-1: overhead); error text
 //	frame(out: Uint8Array|null) -> Uint8Array|null   the shown state (webtron/web/view layout, You = the
 //	                                      viewed player), written into out or a new larger array, as webtronCore's frame
-//	state() -> string                     JSON: tick, view, scores, kill feed so far, damage (see appendReplayState)
+//	state() -> string                     JSON: tick, view, state hash, scores, kill feed so far, damage (see appendReplayState)
 //
 // Like webtronCore's, every function returns at once; the page (or its
 // worker) drives the clock: at speed s it seeks to start + elapsed*s*tickRate
@@ -201,11 +201,14 @@ func appendDamage(b []byte, p *playback.Player) []byte {
 
 // appendReplayState writes what changes from tick to tick:
 //
-//	{"tick":1234,"view":-1,"loaded":24880,"damaged":null,
+//	{"tick":1234,"view":-1,"loaded":24880,"damaged":null,"hash":"00c0ffee12345678",
 //	 "scores":[{"slot":0,"score":3,"kills":1,"deaths":0,"alive":true},...],
 //	 "kills":[{"tick":1200,"victim":2,"killer":0,"cause":"wall"},...],
 //	 "rollback":0,"drift":[{"slot":1,"mm":1250},...]}
 //
+// hash is the true state's hash at the tick (sim.State.Hash, 16 hex
+// digits: a uint64 does not fit a JavaScript number), the one the file
+// records every 60 ticks, so a test can check what the page plays.
 // kills lists the kill feed up to the shown tick: killer is who is credited
 // (-1 none), cause one of rim, wall, own_wall, collision, left (the
 // simulation's names). In a player's view,
@@ -219,8 +222,13 @@ func appendReplayState(b []byte, p *playback.Player, drift []int64) ([]byte, []i
 	b = appendNum(b, "view", float64(p.View()))
 	b = appendNum(b, "loaded", float64(p.Loaded()))
 	b = appendDamage(b, p)
-	b = append(b, `,"scores":[`...)
 	st := p.State()
+	b = append(b, `,"hash":"`...)
+	h := st.Hash()
+	for shift := 60; shift >= 0; shift -= 4 {
+		b = append(b, "0123456789abcdef"[h>>shift&15])
+	}
+	b = append(b, `","scores":[`...)
 	first := true
 	for slot, name := range p.File().Names {
 		c := st.Cycle(slot)

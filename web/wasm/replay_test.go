@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"syscall/js"
 	"testing"
 	"time"
@@ -129,6 +130,24 @@ func TestReplayAPI(t *testing.T) {
 	}
 	if st.Tick != info.End || st.View != -1 || len(st.Scores) != 3 || len(st.Kills) < 2 {
 		t.Fatalf("state %+v", st)
+	}
+	// The state's hash is the one the file records at that tick.
+	f, err := replay.Unmarshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range f.Record.Hashes[len(f.Record.Hashes)/2:][:3] {
+		if err := call("seek", h.Tick); !err.IsNull() {
+			t.Fatal(err.String())
+		}
+		var hs struct {
+			Tick int64  `json:"tick"`
+			Hash string `json:"hash"`
+		}
+		json.Unmarshal([]byte(call("state").String()), &hs)
+		if want := fmt.Sprintf("%016x", h.Hash); hs.Tick != h.Tick || hs.Hash != want {
+			t.Errorf("state at tick %d: tick %d hash %s, the file's %s", h.Tick, hs.Tick, hs.Hash, want)
+		}
 	}
 	if v := call("setView", info.Players[0].Slot); v.IsNull() {
 		t.Fatal("a bot's view was shown")

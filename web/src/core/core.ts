@@ -84,6 +84,8 @@ export async function loadCore(url: string): Promise<Core> {
     const bytes = await (await fetch(url)).arrayBuffer();
     instance = (await WebAssembly.instantiate(bytes, go.importObject)).instance;
   }
+  // The replay page reports the core's memory (src/replay/worker.ts).
+  (globalThis as unknown as { webtronMemory?: unknown }).webtronMemory = instance.exports.mem;
   go.run(instance).catch((e: unknown) => console.error("webtron core stopped", e));
   await ready;
   const core = g.webtronCore;

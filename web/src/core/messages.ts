@@ -6,6 +6,7 @@
 // (transferred both ways, never copied), so a frame makes no garbage beyond
 // the two small message objects.
 import type { TransportChoice, TransportKind } from "../net/transport";
+import type { ReplayFromWorker, ReplayToWorker } from "../replay/messages";
 import type { PressKind } from "./layout";
 
 /** What the page asks of the worker. */
@@ -23,7 +24,9 @@ export type ToWorker =
   /** Reconnect at once with the token: a fresh snapshot. */
   | { t: "reconnect" }
   /** Say "clock" with both sides' clocks; the worker answers (tests check the timeOrigin conversion). */
-  | { t: "clock"; at: number };
+  | { t: "clock"; at: number }
+  /** The replay player's (src/replay/messages.ts). */
+  | ReplayToWorker;
 
 /** What the worker tells the page. */
 export type FromWorker =
@@ -31,6 +34,7 @@ export type FromWorker =
   | { t: "failed"; error: string }
   /** Answer to "clock": the page's stamp and the worker's own at receipt, both in epoch ms. */
   | { t: "clock"; sent: number; got: number }
+  | ReplayFromWorker
   | News;
 
 /** What the worker tells the page about one join (gen: the start's number). A

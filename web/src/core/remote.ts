@@ -2,6 +2,7 @@
 // worker is started with the page, so the 3 MB core loads while the player
 // reads the lobby; one worker serves every room the page joins in turn.
 import { type TransportKind, transportChoice } from "../net/transport";
+import type { ReplayFromWorker, ReplayToWorker } from "../replay/messages";
 import type { PressKind } from "./layout";
 import type { FromWorker, Notice, StartOptions, ToWorker } from "./messages";
 
@@ -22,6 +23,10 @@ export class Remote {
   private inFlight = false;
   private clockProbe: ((r: { sent: number; got: number }) => void) | null = null;
   private gen = 0;
+  /** The replay player's news (src/replay/page.ts sets it while it plays). */
+  onReplay: ((m: ReplayFromWorker) => void) | null = null;
+  private replaySpare: ArrayBuffer | null = null;
+  private replayInFlight = false;
 
   private constructor(private readonly w: Worker) {
     w.onmessage = (e: MessageEvent<FromWorker>) => this.handle(e.data);
@@ -81,12 +86,34 @@ export class Remote {
     });
   }
 
+  /** requestReplayFrame asks the replay player for a frame, unless one is on its way (as requestFrame). */
+  requestReplayFrame(): void {
+    if (this.replayInFlight) return;
+    this.replayInFlight = true;
+    const buf = this.replaySpare;
+    this.replaySpare = null;
+    this.post({ t: "replay", op: "frame", buf }, buf ? [buf] : []);
+  }
+
+  /** replay sends the replay player a message (the same worker plays replays). */
+  replay(m: ReplayToWorker, transfer: Transferable[] = []): void {
+    this.post(m, transfer);
+  }
+
   private post(m: ToWorker, transfer: Transferable[] = []): void {
     this.w.postMessage(m, transfer);
   }
 
   private handle(m: FromWorker): void {
     if (m.t === "ready" || m.t === "failed") return;
+    if (m.t === "replay") {
+      this.onReplay?.(m);
+      if (m.op === "frame") {
+        this.replayInFlight = false;
+        this.replaySpare = m.buf;
+      }
+      return;
+    }
     if (m.t === "clock") {
       this.clockProbe?.(m);
       this.clockProbe = null;

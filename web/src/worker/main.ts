@@ -15,6 +15,8 @@ import { Close, Msg } from "../core/layout";
 import type { FromWorker, StartOptions, ToWorker } from "../core/messages";
 import { Connection } from "../net/socket";
 import { type TransportChoice, type TransportKind, dialAuto } from "../net/transport";
+import type { ReplayCore } from "../replay/messages";
+import { ReplayPlayer } from "../replay/worker";
 
 /** The parts of DedicatedWorkerGlobalScope used here (the DOM typings describe a window). */
 interface WorkerScope {
@@ -196,7 +198,9 @@ scope.importScripts(WASM_EXEC_URL);
 loadCore(WASM_URL).then(
   (core) => {
     const w = new CoreWorker(core);
-    scope.onmessage = (e) => w.handle(e.data);
+    // The same binary plays replays (src/replay/worker.ts).
+    const replays = new ReplayPlayer((globalThis as unknown as { webtronReplay: ReplayCore }).webtronReplay, (m, tr) => scope.postMessage(m, tr));
+    scope.onmessage = (e) => (e.data.t === "replay" ? replays.handle(e.data) : w.handle(e.data));
     scope.postMessage({ t: "ready" });
   },
   (e: unknown) => scope.postMessage({ t: "failed", error: String(e) }),
