@@ -2,9 +2,12 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
 
 	"webtron/proto"
 	"webtron/room"
@@ -147,4 +150,47 @@ func TestSlowReaderIsDropped(t *testing.T) {
 		leave(s, fast)
 		shutdown(t, s)
 	})
+}
+
+// TestRoomWakesEveryWakeTicks: a room whose goroutine runs WakeTicks ticks
+// per wake-up wakes that much less often, and a message that wakes it in
+// between finds it caught up with the present tick.
+func TestRoomWakesEveryWakeTicks(t *testing.T) {
+	for _, k := range []int64{1, 3} {
+		t.Run(fmt.Sprintf("wake-ticks=%d", k), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newBareServer(t, func(c *Config) { c.Bots = 1; c.WakeTicks = k })
+				c := join(t, s, "r", "alice")
+				stop := make(chan struct{})
+				drain(c, stop)
+				wakes := func() uint64 {
+					var d dto.Metric
+					if err := s.metrics.tickLateness.Write(&d); err != nil {
+						t.Fatal(err)
+					}
+					return d.GetHistogram().GetSampleCount()
+				}
+				time.Sleep(time.Second)
+				synctest.Wait()
+				before := wakes()
+				time.Sleep(time.Second)
+				synctest.Wait()
+				if n, want := wakes()-before, uint64(s.cfg.TickRate/k); n+1 < want || n > want+1 {
+					t.Errorf("%d wake-ups in a second, want %d", n, want)
+				}
+				// Messages at every third of a tick: the room has run every
+				// tick due when it handles them.
+				for i := range 9 {
+					time.Sleep(time.Second/time.Duration(s.cfg.TickRate)/3 + time.Duration(i)*time.Microsecond)
+					s.inspect(t, "r", func(r *room.Room) {
+						if now := s.now(); now < r.NextTick()-r.TickDuration() || now >= r.NextTick() {
+							t.Errorf("at %v the room is at tick %d, next due at %v: not caught up", now, r.Now(), r.NextTick())
+						}
+					})
+				}
+				close(stop)
+				shutdown(t, s)
+			})
+		})
+	}
 }
