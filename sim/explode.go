@@ -50,8 +50,8 @@ func (s *State) blast(x, y, r int64) {
 	cx0, cy0, cx1, cy1 := s.grid.cellRange(x-r, y-r, x+r, y+r)
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
-			for _, cw := range s.grid.cells[cy*s.grid.n+cx] {
-				w := &s.walls[int64(cw.idx)-s.wallBase]
+			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
+				w := &s.walls[int64(idx)-s.wallBase]
 				// A wall is listed in every cell it crosses: cut it only in
 				// the cell of its point nearest the blast.
 				nx, ny := nearest(w, x, y)

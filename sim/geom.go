@@ -48,12 +48,12 @@ func (s *State) ray(x, y int64, dir uint8, rng int64, self int) hit {
 	cx0, cy0, cx1, cy1 := s.grid.cellRange(bx0, by0, bx1, by1)
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
-			for k := range s.grid.cells[cy*s.grid.n+cx] {
-				cw := &s.grid.cells[cy*s.grid.n+cx][k]
+			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
+				w := &s.walls[int64(idx)-s.wallBase]
 				// Geometry first: the standing part of a wall is a piece of
 				// the whole wall, so a miss on the whole is a miss.
-				if g, ok := segGap(cw.X1, cw.Y1, cw.X2, cw.Y2, fx, fy, lx, ly, pf, pl); ok && g < best.gap && g <= rng && (g > 0 || int(cw.Owner) != self) {
-					s.rayWall(&s.walls[int64(cw.idx)-s.wallBase], x, y, dir, rng, self, &best)
+				if g, ok := segGap(w, fx, fy, lx, ly, pf, pl); ok && g < best.gap && g <= rng && (g > 0 || int(w.Owner) != self) {
+					s.rayWall(w, x, y, dir, rng, self, &best)
 				}
 			}
 		}
@@ -78,7 +78,7 @@ func (s *State) rayWall(w *Wall, x, y int64, dir uint8, rng int64, self int, bes
 	}
 	fx, fy, lx, ly := frame(dir)
 	pf, pl := x*fx+y*fy, x*lx+y*ly
-	g, ok := segGap(v.X1, v.Y1, v.X2, v.Y2, fx, fy, lx, ly, pf, pl)
+	g, ok := segGap(&v, fx, fy, lx, ly, pf, pl)
 	if !ok || g >= best.gap || g > rng || g == 0 && int(v.Owner) == self {
 		return
 	}
@@ -145,9 +145,9 @@ func (w *Wall) builtAt(odo int64) int64 {
 }
 
 // segGap returns the forward distance from (pf,pl) to wall w in the local frame.
-func segGap(x1, y1, x2, y2, fx, fy, lx, ly, pf, pl int64) (int64, bool) {
-	f1, l1 := x1*fx+y1*fy, x1*lx+y1*ly
-	f2, l2 := x2*fx+y2*fy, x2*lx+y2*ly
+func segGap(w *Wall, fx, fy, lx, ly, pf, pl int64) (int64, bool) {
+	f1, l1 := w.X1*fx+w.Y1*fy, w.X1*lx+w.Y1*ly
+	f2, l2 := w.X2*fx+w.Y2*fy, w.X2*lx+w.Y2*ly
 	if l1 == l2 { // along the ray's line (or a point)
 		if l1 != pl || max(f1, f2) < pf {
 			return 0, false
@@ -203,12 +203,12 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right hit) {
 	cx0, cy0, cx1, cy1 := s.grid.cellRange(rx0, ry0, rx1, ry1)
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
-			for k := range s.grid.cells[cy*s.grid.n+cx] {
-				w := &s.grid.cells[cy*s.grid.n+cx][k]
+			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
+				w := &s.walls[int64(idx)-s.wallBase]
 				if max(w.X1, w.X2) < rx0 || min(w.X1, w.X2) > rx1 || max(w.Y1, w.Y2) < ry0 || min(w.Y1, w.Y2) > ry1 {
 					continue
 				}
-				s.sense(&s.walls[int64(w.idx)-s.wallBase], fx, fy, lx, ly, pf, pl, self, &left, &right)
+				s.sense(w, fx, fy, lx, ly, pf, pl, self, &left, &right)
 			}
 		}
 	}

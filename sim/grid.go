@@ -6,15 +6,13 @@ package sim
 const cellSize = 8 * Meter
 
 // grid is a spatial index of the current round's walls: each cell lists the
-// walls that touch it, in the order they were laid, each with a copy of its
-// ends (cellWall), so that a query rejects the walls out of its reach
-// without reading them (walls never change once laid).
+// global indices of the walls that touch it, in the order they were laid.
 // It is derived data, never copied by a snapshot: Restore pops the walls laid
 // after the snapshot off the cell tails, which costs as much as those walls,
 // not as much as the whole trail.
 type grid struct {
 	n     int64 // cells per side
-	cells [][]cellWall
+	cells [][]int32
 	start int64 // global index of the first wall indexed (a round's first)
 	count int64 // global index one past the last wall indexed
 }
@@ -24,16 +22,7 @@ func (g *grid) init(arena int64) {
 	if g.n < 1 {
 		g.n = 1
 	}
-	g.cells = make([][]cellWall, g.n*g.n)
-}
-
-// cellWall is a wall as a cell lists it: its global index and a copy of its
-// ends and owner (40 bytes where the wall has 64, and the walls a query
-// skips are never read).
-type cellWall struct {
-	X1, Y1, X2, Y2 int64
-	idx            int32
-	Owner          uint8
+	g.cells = make([][]int32, g.n*g.n)
 }
 
 // clamp maps a coordinate to a cell column or row. Positions outside the arena
@@ -61,7 +50,7 @@ func (g *grid) add(w *Wall, idx int64) {
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
 			i := cy*g.n + cx
-			g.cells[i] = append(g.cells[i], cellWall{X1: w.X1, Y1: w.Y1, X2: w.X2, Y2: w.Y2, idx: int32(idx), Owner: w.Owner})
+			g.cells[i] = append(g.cells[i], int32(idx))
 		}
 	}
 	g.count = idx + 1
@@ -80,8 +69,8 @@ func (g *grid) pop(w *Wall, idx int64) {
 }
 
 // popIdx drops idx from the tail of a cell's list.
-func popIdx(l []cellWall, idx int64) []cellWall {
-	if n := len(l); n > 0 && int64(l[n-1].idx) == idx {
+func popIdx(l []int32, idx int64) []int32 {
+	if n := len(l); n > 0 && int64(l[n-1]) == idx {
 		return l[:n-1]
 	}
 	return l
