@@ -23,6 +23,24 @@ type RoomInfo struct {
 	Players    int    `json:"players"`
 	Bots       int    `json:"bots"`
 	Spectators int    `json:"spectators"`
+	RoomTeams
+}
+
+// RoomTeams is how a room plays: every one for themselves or in teams, and
+// the teams of its current round. Its JSON keys are part of /api/rooms.
+type RoomTeams struct {
+	Mode           string     `json:"mode"`             // "teams" or "ffa" (every one for themselves), by the current round's settings set
+	TeamMaxPlayers int        `json:"team_max_players"` // TEAM_MAX_PLAYERS of that set
+	TeamSize       int        `json:"team_size"`        // players on the largest team now, 0 before the first round
+	Teams          []TeamInfo `json:"teams"`            // the teams dealt, by number; empty in "ffa"
+}
+
+// TeamInfo is one team of a room: who is on it and its score this match.
+type TeamInfo struct {
+	Team    int   `json:"team"` // sim's Cycle.Team: 0 is Armagetron's team 1 (blue)
+	Players int   `json:"players"`
+	Bots    int   `json:"bots"`
+	Score   int64 `json:"score"`
 }
 
 // NodeInfo is what a node tells the others every heartbeat, and one entry

@@ -31,18 +31,13 @@ func startNode(t *testing.T, natsURL, name string, maxPlayers int) string {
 	}
 	addr := ln.Addr().String()
 	s, err := server.New(server.Config{Web: web.Handler(), Bots: 3, Policy: clock.Policy{Charity: clock.AutoCharity},
-		DataDir: t.TempDir(), MaxPlayers: maxPlayers, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		DataDir: dataDir(t), MaxPlayers: maxPlayers, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Cluster: &cluster.Options{Name: name, PublicURL: "http://" + addr, NATS: []string{natsURL}, Replicas: 1,
 			Heartbeat: 200 * time.Millisecond, DeadAfter: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	go s.Serve(ln)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-	})
+	serve(t, s, ln)
 	return addr
 }
 
@@ -77,12 +72,13 @@ func TestBrowserClusterLobby(t *testing.T) {
 	row := `[...document.querySelectorAll("#rooms tr")].findIndex(tr => tr.querySelector(".rname")?.textContent === "far")`
 	var host string
 	waitFor(t, "node-a's lobby lists room far", 15*time.Second, func() bool {
+		// The Server column's cell, found by its class (the Mode column came before it).
 		cells, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]string](`(() => { const i = `+row+`; return i < 0 ? [] :
-			[...document.querySelectorAll("#rooms tr")[i].children].map(td => td.textContent); })()`))
-		if err != nil || len(cells) < 5 {
+			[document.querySelectorAll("#rooms tr")[i].querySelector("td.node")?.textContent ?? ""]; })()`))
+		if err != nil || len(cells) < 1 {
 			return false
 		}
-		host = cells[4]
+		host = cells[0]
 		return true
 	})
 	if host != "node-b" {

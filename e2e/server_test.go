@@ -30,7 +30,7 @@ func startServer(t *testing.T, charity clock.Charity) string {
 // startServerWith is startServer with bots per room and seats.
 func startServerWith(t *testing.T, charity clock.Charity, bots, seats int) string {
 	t.Helper()
-	s, err := server.New(server.Config{Web: web.Handler(), Bots: bots, Seats: seats, Policy: clock.Policy{Charity: charity}, DataDir: t.TempDir()})
+	s, err := server.New(server.Config{Web: web.Handler(), Bots: bots, Seats: seats, Policy: clock.Policy{Charity: charity}, DataDir: dataDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,13 +38,18 @@ func startServerWith(t *testing.T, charity clock.Charity, bots, seats int) strin
 	if err != nil {
 		t.Fatal(err)
 	}
+	serve(t, s, ln)
+	return ln.Addr().String()
+}
+
+// serve runs s on ln until the test ends, then shuts it down.
+func serve(t *testing.T, s *server.Server, ln net.Listener) {
 	go s.Serve(ln)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		s.Shutdown(ctx)
 	})
-	return ln.Addr().String()
 }
 
 // watcher is a headless spectator (package headless): a client.Session over
@@ -79,6 +84,26 @@ func watch(t *testing.T, addr, room string) *watcher {
 
 // with runs f on the session under its lock.
 func (w *watcher) with(f func(s *client.Session)) { w.p.Inspect(f) }
+
+// dataDir is a server's data directory for one test. When the test ends, any
+// desync dump under it fails the test (every netcode test runs with 0
+// desyncs), and the dump is kept among the artifacts for `webtron replay`.
+// Register it before the server's shutdown so that it runs after it.
+func dataDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Cleanup(func() {
+		dumps, _ := filepath.Glob(filepath.Join(dir, "desyncs", "*", "*"))
+		for _, d := range dumps {
+			keep := filepath.Join(artifacts(t), "desync-"+filepath.Base(d))
+			if b, err := os.ReadFile(d); err == nil {
+				os.WriteFile(keep, b, 0o644)
+			}
+			t.Errorf("a client desynced: the server dumped %s (kept as %s; see it with webtron replay)", filepath.Base(d), keep)
+		}
+	})
+	return dir
+}
 
 // artifacts is where screenshots go: $WEBTRON_ARTIFACTS, or e2e/artifacts.
 func artifacts(t *testing.T) string {

@@ -91,14 +91,44 @@ func timing(t *testing.T, busy bool) {
 		}
 		return n >= 8
 	})
-	var pings, truth []float64
-	for range 20 {
-		pings = append(pings, p.state(t).PingMs)
-		w.with(func(s *client.Session) { truth = append(truth, s.Info().PingMs) })
-		time.Sleep(250 * time.Millisecond)
+	// The ping shown against the true round trip, in windows of 5 s: the goal
+	// must hold in one of them. A machine busy with other work (CI's other
+	// jobs) can stall the worker's thread for a whole window now and then; a
+	// page that counts its frame time as network time misses in every window,
+	// by about a frame (20-70 ms here), so three tries keep the test able to fail.
+	var ping, rtt, ref float64
+	var st pageState
+	var perf perfReport
+	what := "the true round trip (a headless client's)"
+	if busy {
+		what = "the server's round trip to the page"
 	}
-	st := p.state(t)
-	perf := p.perf(t)
+	for try := 1; ; try++ {
+		var pings, truth []float64
+		for range 20 {
+			pings = append(pings, p.state(t).PingMs)
+			w.with(func(s *client.Session) { truth = append(truth, s.Info().PingMs) })
+			time.Sleep(250 * time.Millisecond)
+		}
+		st = p.state(t)
+		perf = p.perf(t)
+		ping, rtt = median(pings), median(truth)
+		t.Logf("window %d: page: %.1f fps (frame p50 %.1f ms, p99 %.1f ms; render p50 %.1f ms); ping shown %.2f ms, a headless client's %.2f ms, the server's to the page %.2f ms",
+			try, perf.FPS, perf.Frame.P50, perf.Frame.P99, perf.Render.P50, ping, rtt, st.ServerRTTMs)
+		// The goal (issue 11) is set for a page drawing at about 30 fps: its
+		// ping within 2 ms of the true round trip. A page slowed further by a
+		// busy main thread (14-20 fps on this machine) is held to the round
+		// trip the server measures to the same page, which pays Chromium's own
+		// socket path too (about 1 ms here): the page's frame time must not
+		// show in it.
+		ref = rtt
+		if busy {
+			ref = st.ServerRTTMs
+		}
+		if math.Abs(ping-ref) <= 2 || try == 3 {
+			break
+		}
+	}
 	var skews []float64
 	for range 20 {
 		d, err := chromedp.Run(p.ctx, chromedp.Evaluate[float64](`window.webtron.clock()`, chromedp.EvalAwaitPromise))
@@ -111,18 +141,6 @@ func timing(t *testing.T, busy bool) {
 	// Each clock reads in steps of 0.1 ms (Chromium coarsens them), the origins too.
 	if slices.Min(skews) < -0.5 {
 		t.Errorf("the worker received a message %.2f ms before the page sent it: the clocks' timeOrigins do not line up", -slices.Min(skews))
-	}
-	ping, rtt := median(pings), median(truth)
-	t.Logf("page: %.1f fps (frame p50 %.1f ms, p99 %.1f ms; render p50 %.1f ms); ping shown %.2f ms, a headless client's %.2f ms, the server's to the page %.2f ms",
-		perf.FPS, perf.Frame.P50, perf.Frame.P99, perf.Render.P50, ping, rtt, st.ServerRTTMs)
-	// The goal (issue 11) is set for a page drawing at about 30 fps: its ping
-	// within 2 ms of the true round trip. A page slowed further by a busy
-	// main thread (14-20 fps on this machine) is held to the round trip the
-	// server measures to the same page, which pays Chromium's own socket path
-	// too (about 1 ms here): the page's frame time must not show in it.
-	ref, what := rtt, "the true round trip (a headless client's)"
-	if busy {
-		ref, what = st.ServerRTTMs, "the server's round trip to the page"
 	}
 	if math.Abs(ping-ref) > 2 {
 		t.Errorf("the page shows a ping of %.2f ms, %s is %.2f ms: off by more than 2 ms", ping, what, ref)

@@ -16,7 +16,7 @@ import (
 // the same number, as webtron serve does, and returns its address.
 func startServerWT(t *testing.T, bots int) string {
 	t.Helper()
-	s, err := server.New(server.Config{Bots: bots, DataDir: t.TempDir()})
+	s, err := server.New(server.Config{Bots: bots, DataDir: dataDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"webtron/sim"
 )
 
 // TestSyncTest is GGRS's SyncTest session at the Timeline's level: one
@@ -81,5 +82,56 @@ func TestApplyLoadsOnlyTheTickAsked(t *testing.T) {
 	tl2 := newTL(t, Options{})
 	if err := tl2.Apply([]Request{{ReqLoad, 0}}); err != nil {
 		t.Fatalf("load of the starting tick: %v", err)
+	}
+}
+
+// TestPredictedHashWaitsForReplay: an event that arrives late changes every
+// hash after its tick, but the timeline replays only on its next Advance. A
+// client that reports hashes in between (the browser's worker answers a
+// server ping the moment it arrives, before the next frame advances) must
+// not be handed the hash recorded before the event: that was a false desync
+// seen in TestBrowserTiming.
+func TestPredictedHashWaitsForReplay(t *testing.T) {
+	straight := newTL(t, Options{})
+	late := newTL(t, Options{})
+	g := newGen(5, 4)
+	const end = 700
+	var held TickEvent
+	for tick := int64(0); tick < end; tick++ {
+		for _, te := range g.events(tick, nil) {
+			straight.Insert(te)
+			if held.Ev.Kind == 0 && tick > 490 && (te.Ev.Kind == sim.EvTurnLeft || te.Ev.Kind == sim.EvTurnRight) {
+				held = te
+				continue
+			}
+			late.Insert(te)
+		}
+	}
+	if held.Ev.Kind == 0 {
+		t.Fatal("no input event to hold back")
+	}
+	for _, tl := range []*Timeline{straight, late} {
+		if _, err := tl.Advance(end); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := (held.Tick/DefaultHashEvery + 2) * DefaultHashEvery
+	before, _ := late.PredictedHash(h)
+	want, ok := straight.PredictedHash(h)
+	if !ok || before == want {
+		t.Fatalf("hash at %d: the held-back event at tick %d changed nothing (%016x); pick another", h, held.Tick, want)
+	}
+	late.Insert(held)
+	if got, ok := late.PredictedHash(h); ok {
+		t.Fatalf("hash at %d offered before the replay the late event at tick %d needs: %016x, want %016x after it", h, held.Tick, got, want)
+	}
+	if got, ok := late.PredictedHash(held.Tick / DefaultHashEvery * DefaultHashEvery); !ok || got == 0 {
+		t.Fatalf("the hash before the late event's tick is unaffected and should stay offered")
+	}
+	if _, err := late.Advance(end); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := late.PredictedHash(h); !ok || got != want {
+		t.Fatalf("hash at %d after the replay: %016x (%v), want %016x", h, got, ok, want)
 	}
 }

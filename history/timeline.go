@@ -327,14 +327,17 @@ func (t *Timeline) slot(tick int64) int {
 
 // PredictedHash returns the hash recorded at tick (a multiple of HashEvery
 // within the window) by the predicted state. Once every input before tick is
-// final, it is the confirmed hash: any event that could change it would have
-// caused a replay through tick, which records it again.
+// final, it is the confirmed hash: any event that could change it causes a
+// replay through tick, which records it again. Until that replay has run (an
+// event inserted but no Advance since) the recorded hash is stale, and it is
+// not offered: a client that reports hashes between receiving and advancing
+// would otherwise report a desync that is not one.
 func (t *Timeline) PredictedHash(tick int64) (uint64, bool) {
 	if tick%t.opt.HashEvery != 0 {
 		return 0, false
 	}
 	h := t.hashes[tick/t.opt.HashEvery%int64(len(t.hashes))]
-	return h.hash, h.tick == tick && tick <= t.pred.Tick()
+	return h.hash, h.tick == tick && tick <= t.pred.Tick() && tick <= t.dirty
 }
 
 // HashEvery returns the interval of recorded hashes.

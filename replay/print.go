@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"webtron/sim"
 )
 
 // Print writes the summary for people: what was played, by whom, who won.
@@ -24,16 +26,27 @@ func (s *Summary) Print(w io.Writer, f *File) {
 		}
 		// Names come from the file: quoted, so that no control sequence in
 		// one reaches the terminal.
-		fmt.Fprintf(w, "  player %2d  %-26q score %4d (%+d)  kills %3d  deaths %3d  %s\n",
-			p.Slot, p.Name, p.Score, p.RoundScore, p.Kills, p.Deaths, state)
+		team := ""
+		if s.TeamMax > 1 && p.Team != sim.NoTeam {
+			team = fmt.Sprintf("  team %d", p.Team+1)
+		}
+		fmt.Fprintf(w, "  player %2d  %-26q score %4d (%+d)  kills %3d  deaths %3d  %s%s\n",
+			p.Slot, p.Name, p.Score, p.RoundScore, p.Kills, p.Deaths, state, team)
 	}
 	switch {
 	case !s.Decided:
 		fmt.Fprintln(w, "winner: none (the record ends before the round was decided)")
 	case s.Winner < 0:
 		fmt.Fprintln(w, "winner: none (draw)")
-	default:
+	case s.TeamMax <= 1:
 		fmt.Fprintf(w, "winner: player %d %q\n", s.Winner, s.name(s.Winner))
+	default:
+		// A team won: Armagetron's numbers (team 1 is Cycle.Team 0) and its members.
+		fmt.Fprintf(w, "winner: team %d:", s.Winner+1)
+		for _, p := range s.Team(s.Winner) {
+			fmt.Fprintf(w, " player %d %q", p.Slot, p.Name)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "hashes: %d checked, %d mismatched\n", s.HashesChecked, len(s.Mismatches))
 	if f != nil && f.Desync != nil {

@@ -4,16 +4,19 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"webtron/history"
 	"webtron/room"
+	"webtron/sim"
 )
 
 // played is one real round, recorded by a room of bots on a virtual clock.
@@ -270,5 +273,43 @@ func TestSealedSamplesParse(t *testing.T) {
 	}
 	if !bytes.Equal(seal(b[headerLen:len(b)-4]), b) {
 		t.Fatal("seal does not rebuild the file")
+	}
+}
+
+// TestVerifyTeamWinner: in a round played in teams of two the winner is a
+// team, and the summary prints it with its members' names.
+func TestVerifyTeamWinner(t *testing.T) {
+	rules := sim.DefaultConfig()
+	rules.SP.TeamMaxPlayers, rules.MP.TeamMaxPlayers = 2, 2
+	var f *File
+	r, err := room.New("teams", room.Config{Seed: 3, Bots: 4, Seats: 4, Sim: rules, OnRound: func(rec history.RoundRecord, names []string) {
+		if f == nil && rec.Decided && rec.Winner >= 0 {
+			f = &File{Kind: KindRound, Room: "teams", Round: 1, Created: time.UnixMilli(1_700_000_000_000), Names: slices.Clone(names), Record: rec}
+		}
+	}}, 0, room.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for now := time.Duration(0); f == nil && now < 20*time.Minute; now += r.TickDuration() {
+		if err := r.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f == nil {
+		t.Fatal("no round was won in 20 minutes")
+	}
+	s, err := Verify(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	team := s.Team(s.Winner)
+	if s.TeamMax != 2 || s.Winner != f.Record.Winner || len(team) != 2 {
+		t.Fatalf("team max %d, winner %d (recorded %d) with members %+v; want a team of two", s.TeamMax, s.Winner, f.Record.Winner, team)
+	}
+	var out bytes.Buffer
+	s.Print(&out, f)
+	want := fmt.Sprintf("winner: team %d: player %d %q player %d %q\n", s.Winner+1, team[0].Slot, team[0].Name, team[1].Slot, team[1].Name)
+	if !strings.Contains(out.String(), want) {
+		t.Fatalf("printed\n%s\nwant the line %q", out.String(), want)
 	}
 }

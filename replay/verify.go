@@ -24,6 +24,7 @@ type PlayerResult struct {
 	Score, Kills, Deaths int64 // totals in the match when the round was decided
 	RoundScore           int64 // what this round added to Score
 	Alive                bool  // still driving when the round was decided
+	Team                 int   // its team in the round (sim.Cycle.Team)
 }
 
 // Summary is what re-simulating a file found.
@@ -36,10 +37,14 @@ type Summary struct {
 	StartTick, EndTick int64
 	Events             int
 	Players            []PlayerResult
-	Winner             int // player slot, -1 for none (a draw, or the round was cut short)
-	Decided            bool
-	HashesChecked      int
-	FinalHash          uint64
+	// Winner is the team that won (sim.State.Winner), -1 for none (a draw,
+	// or the round was cut short). With TeamMax 1 every player is a team of
+	// its own, numbered by its slot.
+	Winner        int
+	TeamMax       int64 // TEAM_MAX_PLAYERS of the round's settings set
+	Decided       bool
+	HashesChecked int
+	FinalHash     uint64
 	// Mismatches lists every hash that differed (Verify also returns an error).
 	Mismatches []Mismatch
 	// DesyncHash is the re-simulation's hash at the desync's tick, when the
@@ -105,6 +110,8 @@ func Verify(f *File) (*Summary, error) {
 	if decided != nil {
 		final, s.Decided, s.Winner = decided, true, decided.Winner()
 	}
+	set, _ := final.Rules()
+	s.TeamMax = set.TeamMaxPlayers
 	for slot := 0; slot < sim.MaxPlayers; slot++ {
 		c := final.Cycle(slot)
 		name := ""
@@ -115,7 +122,7 @@ func Verify(f *File) (*Summary, error) {
 			continue
 		}
 		s.Players = append(s.Players, PlayerResult{Slot: slot, Name: name, Score: c.Score, Kills: c.Kills,
-			Deaths: c.Deaths, RoundScore: c.Score - startScore[slot], Alive: c.Alive})
+			Deaths: c.Deaths, RoundScore: c.Score - startScore[slot], Alive: c.Alive, Team: int(c.Team)})
 	}
 	// A version-2 file says how the round ended: the listing of replays
 	// shows it without re-simulating, so it must be what happened.
@@ -129,6 +136,17 @@ func Verify(f *File) (*Summary, error) {
 			hex(m.Got, 16)+" ("+itoa(int64(len(s.Mismatches)))+" of "+itoa(int64(s.HashesChecked))+" hashes differ)", ErrMismatch)
 	}
 	return s, nil
+}
+
+// Team returns the players of team t, by slot.
+func (s *Summary) Team(t int) []PlayerResult {
+	var out []PlayerResult
+	for _, p := range s.Players {
+		if p.Team == t {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (s *Summary) check(tick int64, want, got uint64) {

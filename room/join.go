@@ -263,9 +263,15 @@ func (r *Room) seatBots() {
 	}
 }
 
+// botName names the bot in seat p. Names are unique in a room (the kill feed
+// and the scoreboard go by name), so past the list a number tells them apart.
 func botName(p int) string {
 	names := [...]string{"Flynn", "Yori", "Ram", "Sark", "Clu", "Quorra", "Gem", "Rinzler", "Dumont", "Crom", "Chess", "Bit"}
-	return names[p%len(names)] + " (bot)"
+	name := names[p%len(names)]
+	if n := p / len(names); n > 0 {
+		name += " " + strconv.Itoa(n+1)
+	}
+	return name + " (bot)"
 }
 
 // SanitizeName makes a display name safe to show: see clean; no angle

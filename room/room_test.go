@@ -2,6 +2,7 @@ package room
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,5 +148,18 @@ func TestNewcomerRidesSoon(t *testing.T) {
 	t.Logf("newcomer rides %v after joining", waited)
 	if waited > 6*time.Second+2*dt {
 		t.Fatalf("newcomer rode %v after joining, want at most 6 s (2 s to the round's end, 4 s countdown)", waited)
+	}
+}
+
+// TestBotNamesUnique: a room of more bots than the list has names still
+// tells every bot apart (the kill feed and scoreboard go by name).
+func TestBotNamesUnique(t *testing.T) {
+	seen := map[string]int{}
+	for p := range sim.MaxPlayers {
+		n := botName(p)
+		if q, dup := seen[strings.ToLower(n)]; dup {
+			t.Fatalf("seats %d and %d are both %q", q, p, n)
+		}
+		seen[strings.ToLower(n)] = p
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"webtron/cluster"
 	"webtron/settings"
 )
 
@@ -37,6 +38,7 @@ type RoomInfo struct {
 	Bots       int    `json:"bots"`
 	Spectators int    `json:"spectators"`
 	Node       string `json:"node,omitempty"` // the node that holds it (cluster only)
+	cluster.RoomTeams
 }
 
 // Rooms lists the open rooms, sorted by name, with their population as of
@@ -46,7 +48,7 @@ func (s *Server) Rooms() []RoomInfo {
 	list := make([]RoomInfo, 0, len(s.rooms))
 	for name, h := range s.rooms {
 		p := h.pop.Load()
-		list = append(list, RoomInfo{Name: name, Players: int(p.players), Bots: int(p.bots), Spectators: int(p.spectators)})
+		list = append(list, RoomInfo{Name: name, Players: int(p.players), Bots: int(p.bots), Spectators: int(p.spectators), RoomTeams: p.teams})
 	}
 	s.mu.Unlock()
 	slices.SortFunc(list, func(a, b RoomInfo) int { return strings.Compare(a.Name, b.Name) })

@@ -81,7 +81,7 @@ func (g *clusterNode) status() cluster.NodeInfo {
 	info := cluster.NodeInfo{Rooms: make([]cluster.RoomInfo, len(rooms)), Players: t.players, Connections: t.conns,
 		MaxPlayers: s.cfg.MaxPlayers, MaxRooms: s.cfg.MaxRooms, Draining: g.draining.Load()}
 	for i, r := range rooms {
-		info.Rooms[i] = cluster.RoomInfo{Name: r.Name, Players: r.Players, Bots: r.Bots, Spectators: r.Spectators}
+		info.Rooms[i] = cluster.RoomInfo{Name: r.Name, Players: r.Players, Bots: r.Bots, Spectators: r.Spectators, RoomTeams: r.RoomTeams}
 	}
 	return info
 }
@@ -337,7 +337,7 @@ func (s *Server) lobby() []RoomInfo {
 		for _, r := range n.Rooms {
 			if !seen[r.Name] {
 				seen[r.Name] = true
-				own = append(own, RoomInfo{Name: r.Name, Players: r.Players, Bots: r.Bots, Spectators: r.Spectators, Node: n.Name})
+				own = append(own, RoomInfo{Name: r.Name, Players: r.Players, Bots: r.Bots, Spectators: r.Spectators, Node: n.Name, RoomTeams: r.RoomTeams})
 			}
 		}
 	}

@@ -6,9 +6,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"webtron/cluster"
 	"webtron/history"
 	"webtron/proto"
 	"webtron/room"
+	"webtron/sim"
 )
 
 // inbound is one thing for a room goroutine to handle: a join (Hello), a
@@ -45,6 +47,7 @@ const laterCap = 256
 // and the gauges without touching the room from another goroutine.
 type counts struct {
 	players, bots, spectators int32
+	teams                     cluster.RoomTeams // shared by successive counts while it does not change: read only
 }
 
 // roomHost is the goroutine that owns one room.Room.
@@ -75,6 +78,60 @@ type roomHost struct {
 
 	// The room's labelled counters, looked up once rather than every tick.
 	accepted, postponed, refused, resent prometheus.Counter
+}
+
+// teams describes the room's teams from its state; it allocates only when
+// they changed since the last tick.
+func (h *roomHost) teams() cluster.RoomTeams {
+	s := h.room.State()
+	set, _ := s.Rules()
+	var byTeam [sim.MaxPlayers]cluster.TeamInfo
+	for i := range sim.MaxPlayers {
+		c := s.Cycle(i)
+		if !c.Present || c.Team == sim.NoTeam {
+			continue
+		}
+		t := &byTeam[c.Team]
+		if c.Human {
+			t.Players++
+		} else {
+			t.Bots++
+		}
+	}
+	prev := h.pop.Load().teams
+	mode := "ffa"
+	if set.TeamMaxPlayers > 1 {
+		mode = "teams"
+	}
+	size, n := 0, 0
+	for t := range byTeam {
+		byTeam[t].Team, byTeam[t].Score = t, s.TeamScore(t)
+		if k := byTeam[t].Players + byTeam[t].Bots; k > 0 {
+			size = max(size, k)
+			n++
+		}
+	}
+	if mode == "ffa" {
+		n = 0
+	}
+	same := prev.Mode == mode && prev.TeamMaxPlayers == int(set.TeamMaxPlayers) && prev.TeamSize == size && len(prev.Teams) == n
+	k := 0
+	for t := range byTeam {
+		if n > 0 && byTeam[t].Players+byTeam[t].Bots > 0 {
+			same = same && prev.Teams[k] == byTeam[t]
+			k++
+		}
+	}
+	if same {
+		return prev
+	}
+	out := cluster.RoomTeams{Mode: mode, TeamMaxPlayers: int(set.TeamMaxPlayers), TeamSize: size, Teams: make([]cluster.TeamInfo, 0, n)}
+	for t := range byTeam {
+		if n > 0 && byTeam[t].Players+byTeam[t].Bots > 0 {
+			out.Teams = append(out.Teams, byTeam[t])
+		}
+	}
+	return out
 }
 
 // dumpEvery spaces a room's desync dumps: a client that keeps diverging
@@ -314,7 +371,7 @@ func (h *roomHost) tick(woke bool) bool {
 	h.settle(now)
 
 	players, specs := h.room.Humans()
-	h.pop.Store(&counts{players: int32(players), bots: int32(h.room.Bots()), spectators: int32(specs)})
+	h.pop.Store(&counts{players: int32(players), bots: int32(h.room.Bots()), spectators: int32(specs), teams: h.teams()})
 	if now-h.lastIdle >= time.Second {
 		h.lastIdle = now
 		h.closeIdle(now)

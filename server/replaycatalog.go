@@ -178,8 +178,10 @@ type ReplayInfo struct {
 	Ticks     int64          `json:"ticks"`
 	Seconds   float64        `json:"seconds"`
 	Players   []ReplayPlayer `json:"players"`
-	// Winner is the winner's slot, -1 for a draw or a round not decided
-	// (Decided says which); WinnerName its name.
+	// Winner is the winning team (sim.State.Winner: the player's slot when
+	// every one plays for themselves), -1 for a draw or a round not decided
+	// (Decided says which); WinnerName its name, or its members' names
+	// joined by ", " in a team round.
 	Winner     int    `json:"winner"`
 	WinnerName string `json:"winnerName"`
 	Decided    bool   `json:"decided"`
@@ -368,7 +370,17 @@ func describe(info *ReplayInfo, b []byte) error {
 			info.Players = append(info.Players, ReplayPlayer{Slot: slot, Name: name, Bot: slot < len(r.Bots) && r.Bots[slot]})
 		}
 	}
-	if info.Winner >= 0 && info.Winner < len(f.Names) {
+	// The winner is a team: a player's slot while every one plays for
+	// themselves, else the team's members as the round's start dealt them.
+	if set, _ := st.Rules(); info.Winner >= 0 && set.TeamMaxPlayers > 1 {
+		var names []string
+		for slot, name := range f.Names {
+			if name != "" && int(st.Cycle(slot).Team) == info.Winner {
+				names = append(names, name)
+			}
+		}
+		info.WinnerName = strings.Join(names, ", ")
+	} else if info.Winner >= 0 && info.Winner < len(f.Names) {
 		info.WinnerName = f.Names[info.Winner]
 	}
 	return nil

@@ -11,19 +11,7 @@ import "testing"
 // cfg.
 func game(t *testing.T, cfg Config, humans ...bool) *State {
 	t.Helper()
-	s, err := NewState(cfg, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []Event
-	for i, h := range humans {
-		e := Event{Kind: EvJoin, Player: uint8(i)}
-		if h {
-			e.Arg = JoinHuman
-		}
-		evs = append(evs, e)
-	}
-	s.Step(evs)
+	s := prepared(t, cfg, humans...)
 	for s.c.Phase != PhasePlay {
 		s.Step(nil)
 	}

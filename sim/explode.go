@@ -38,6 +38,25 @@ func (s *State) explode() {
 	}
 }
 
+// ExplosionLife is how long an explosion lasts, in seconds: Armagetron's
+// gExplosion lives 4 s, though it cuts only in its first 0.2 s. Screens show
+// the blast for this long at most.
+const ExplosionLife = 4
+
+// Blast returns the radius cycle id's explosion has reached (it cuts at
+// that radius) and its age in ticks; ok is false when the cycle has none:
+// alive, not in this round, past ExplosionLife, or EXPLOSION_RADIUS 0.
+func (s *State) Blast(id int) (radius, age int64, ok bool) {
+	c := &s.c.Cycles[id]
+	rad := s.dv().explosion
+	age = s.c.Tick - c.DeathTick
+	if rad <= 0 || !c.InRound || c.Alive || age < 0 || age > ExplosionLife*s.cfg.TickRate {
+		return 0, 0, false
+	}
+	k := s.blastStep(age)
+	return rad * isqrt(k*Unit*Unit/explosionSteps) / Unit, age, true
+}
+
 // blastStep is the expansion step of an explosion age ticks old: 1 at once,
 // then one more every 0.04 s, at most explosionSteps.
 func (s *State) blastStep(age int64) int64 {

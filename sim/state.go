@@ -305,6 +305,13 @@ func (s *State) Round() (round, match int64) { return s.c.Round, s.c.Match }
 // player is on a team of their own (TEAM_MAX_PLAYERS 1) a team is its player's id.
 func (s *State) Winner() int { return int(s.c.Winner) }
 
+// Teams returns how many teams spawned in the current round.
+func (s *State) Teams() int64 { return s.c.Teams }
+
+// ExplosionRadius returns the current round's EXPLOSION_RADIUS: how far a
+// dying cycle's blast cuts, micrometres.
+func (s *State) ExplosionRadius() int64 { return s.dv().explosion }
+
 // TeamScore returns team t's score in the current match.
 func (s *State) TeamScore(t int) int64 { return s.c.TeamScore[t] }
 

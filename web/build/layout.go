@@ -40,7 +40,10 @@ func layoutGroups() []group {
 			{"deadWallTicks", view.HDeadWallTicks}, {"wallsLength", view.HWallsLength}, {"cycles", view.HCycles},
 			{"wallTotal", view.HWallTotal}, {"wallFrom", view.HWallFrom}, {"wallN", view.HWallN},
 			{"updateMicros", view.HUpdateMicros}, {"flags", view.HFlags}, {"rubber", view.HRubber},
-			{"baseSpeed", view.HBaseSpeed},
+			{"baseSpeed", view.HBaseSpeed}, {"teamMax", view.HTeamMax}, {"teams", view.HTeams},
+			{"zoneX", view.HZoneX}, {"zoneY", view.HZoneY}, {"zoneRadius", view.HZoneRadius}, {"zoneOpen", view.HZoneOpen},
+			{"explN", view.HExplN}, {"holeN", view.HHoleN}, {"explosionRadius", view.HExplosionRadius},
+			{"teamScore", view.HTeamScore},
 		}},
 		{"C", "Cycle record word offsets.", []constant{
 			{"flags", view.CFlags}, {"dir", view.CDir}, {"x", view.CX}, {"y", view.CY}, {"turnX", view.CTurnX},
@@ -52,6 +55,12 @@ func layoutGroups() []group {
 		{"CF", "Cycle flag bits.", []constant{
 			{"present", view.CyclePresent}, {"inRound", view.CycleInRound}, {"alive", view.CycleAlive},
 			{"braking", view.CycleBraking}, {"walls", view.CycleWalls}, {"human", view.CycleHuman},
+		}},
+		{"E", "Explosion record word offsets.", []constant{
+			{"x", view.EX}, {"y", view.EY}, {"radius", view.ERadius}, {"age", view.EAge}, {"owner", view.EOwner},
+		}},
+		{"Ho", "Hole record word offsets.", []constant{
+			{"owner", view.HoOwner}, {"from", view.HoFrom}, {"to", view.HoTo},
 		}},
 		{"W", "Wall record word offsets.", []constant{
 			{"x1", view.WX1}, {"y1", view.WY1}, {"x2", view.WX2}, {"y2", view.WY2}, {"odo", view.WOdo}, {"owner", view.WOwner},
@@ -96,6 +105,10 @@ func layoutTS() []byte {
 		{"HEADER_WORDS", "", view.HeaderWords},
 		{"CYCLE_WORDS", "", view.CycleWords},
 		{"WALL_WORDS", "", view.WallWords},
+		{"EXPL_WORDS", "", view.ExplWords},
+		{"HOLE_WORDS", "", view.HoleWords},
+		{"EXPLOSION_LIFE", "sim.ExplosionLife: seconds an explosion record lasts.", sim.ExplosionLife},
+		{"NO_TEAM", "sim.NoTeam: the team of a player not yet dealt one.", sim.NoTeam},
 		{"MAX_PLAYERS", "sim.MaxPlayers: cycle records in a frame.", sim.MaxPlayers},
 		{"FLAG_NOTICES", "Header flag: notices (chat, server errors) wait in core.notices().", view.FlagNotices},
 	} {

@@ -101,7 +101,7 @@ func TestLayoutCurrent(t *testing.T) {
 // TestLayoutGroups: offsets lie inside their records and no two names of a
 // group share a value (a copy-paste slip in the table).
 func TestLayoutGroups(t *testing.T) {
-	limit := map[string]int64{"H": view.HeaderWords, "C": view.CycleWords, "W": view.WallWords}
+	limit := map[string]int64{"H": view.HeaderWords, "C": view.CycleWords, "W": view.WallWords, "E": view.ExplWords, "Ho": view.HoleWords}
 	for _, g := range layoutGroups() {
 		seen := map[int64]string{}
 		for _, f := range g.fields {

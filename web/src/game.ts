@@ -63,7 +63,7 @@ export class Game implements InputSink {
 
   constructor(
     private readonly remote: Remote,
-    private readonly renderer: Renderer,
+    readonly renderer: Renderer,
     private readonly sound: Sound,
     private readonly opt: GameOptions,
     private readonly exit: (message: string) => void,

@@ -4,6 +4,7 @@ import type { Remote } from "./core/remote";
 import type { Game } from "./game";
 import type { Sound, SoundReport } from "./hud/sound";
 import { Perf, type PerfReport } from "./perf";
+import { colorCSS } from "./render/colors";
 
 export interface StatePlayer {
   id: number;
@@ -40,6 +41,22 @@ export interface StateReport {
   server_rtt_ms: number;
 }
 
+/** What the renderer drew in the last frame (teams, win zone, explosions, holes). */
+export interface SceneReport {
+  team_mode: boolean;
+  team_max: number;
+  /** Per present player: id, team, the colour its cycle and trail are drawn in. */
+  players: { id: number; team: number; color: string }[];
+  team_scores: number[];
+  winner: number;
+  zone: { open: boolean; x: number; y: number; radius: number; drawn: boolean };
+  /** Explosions in the frame, and how many the renderer drew. */
+  explosions: { owner: number; x: number; y: number; radius: number; age: number }[];
+  explosions_drawn: number;
+  /** Holes the trails' shader cuts: owner, from, to (metres of odometer), as uploaded. */
+  holes: { owner: number; from: number; to: number }[];
+}
+
 export function installHook(current: () => { game: Game | null; remote: Remote | null; sound: Sound }): void {
   const hook = {
     /** state is the last frame the page drew and the last numbers the worker sent (4 a second). */
@@ -71,6 +88,28 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
         out.players.push({ id: c.id, name: game.name(c.id), x: c.x, y: c.y, dir: c.dir, alive: c.alive, score: c.score, braking: c.braking });
       }
       return out;
+    },
+    /** scene is what the renderer drew in the last frame. */
+    scene(): SceneReport | null {
+      const { game } = current();
+      if (!game || !game.haveFrame) return null;
+      const f = game.frame;
+      const r = game.renderer;
+      const holes = [];
+      for (let k = 0; k < r.trails.holeCount; k++) {
+        const d = r.trails.holeData;
+        holes.push({ owner: d[k * 4 + 2], from: d[k * 4], to: d[k * 4 + 1] });
+      }
+      return {
+        team_mode: f.teamMode, team_max: f.teamMax,
+        players: f.cycles.filter((c) => c.present).map((c) => ({ id: c.id, team: c.team, color: colorCSS(c.id) })),
+        team_scores: Array.from({ length: 32 }, (_, t) => f.teamScore(t)),
+        winner: f.winner,
+        zone: { open: f.zoneOpen, x: f.zoneX, y: f.zoneY, radius: f.zoneRadius, drawn: r.zone.visible },
+        explosions: f.explosions.map((e) => ({ ...e })),
+        explosions_drawn: r.explosions.shown,
+        holes,
+      };
     },
     perf(): PerfReport {
       const { game } = current();

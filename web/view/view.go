@@ -19,7 +19,7 @@
 //	  4 PhaseEnd        tick at which Prepare or Over ends
 //	  5 Round           rounds started in this match
 //	  6 Match           matches started
-//	  7 Winner          winner of the last decided round, -1 none
+//	  7 Winner          team that won the last decided round, -1 none
 //	  8 TickRate        ticks per second
 //	  9 Arena           arena side, mm
 //	 10 TurnDelayMs     minimum time between turns (lag-o-meter lobes)
@@ -34,7 +34,17 @@
 //	 19 Rubber          Config.Rubber, µm: the rubber gauge's scale
 //	 20 BaseSpeed       Config.BaseSpeed, mm/s: the speed gauge's (a settings set's
 //	                    speed factor and ping rubber may go past them; the gauges stop full)
-//	 21..31             reserved, zero
+//	 21 TeamMax         TEAM_MAX_PLAYERS of this round's set: 1 is every one for themselves
+//	 22 Teams           teams that spawned this round
+//	 23 ZoneX, 24 ZoneY the win zone's centre, mm
+//	 25 ZoneRadius      its radius now, mm
+//	 26 ZoneOpen        1 while the win zone is open, else 0
+//	 27 ExplN           explosion records that follow the cycles
+//	 28 HoleN           hole records that follow the explosions
+//	 29 ExplosionRadius EXPLOSION_RADIUS of this round's set, mm
+//	 30..31             reserved, zero
+//	 32..63 TeamScore   each team's score this match (sim.MaxPlayers words)
+//	 64..79             reserved, zero
 //	cycle records (Cycles x CycleWords words), slot i at HeaderWords + i*CycleWords
 //	  0 flags (CyclePresent, CycleInRound, CycleAlive, CycleBraking, CycleWalls, CycleHuman)
 //	  1 dir (0 east +x, 1 north +y, 2 west, 3 south)
@@ -50,6 +60,13 @@
 //	 16 cause              why it died this round (sim.DeathCause), sim.CauseNone while alive
 //	 17 team               its team this round
 //	 18..19                 reserved, zero
+//	explosion records (ExplN x ExplWords words), one per cycle that died less
+//	than sim.ExplosionLife ago: x, y (mm), radius it has reached (mm), age
+//	(ticks), owner, reserved
+//	hole records (HoleN x HoleWords words): owner, from, to (mm of the owner's
+//	odometer): every wall of owner, its open segment included, lacks the part
+//	between from and to. The holes of one owner are merged and sorted by from,
+//	owners in increasing order.
 //	wall records (WallN x WallWords words): x1, y1, x2, y2 (mm), odo (mm), owner
 //
 // web/build generates web/src/core/layout.ts from these constants (and the
@@ -68,19 +85,23 @@
 package view
 
 import (
+	"cmp"
 	"encoding/binary"
+	"slices"
 
 	"webtron/sim"
 )
 
 // Magic identifies the layout version in word 0.
-const Magic = 0x57540003
+const Magic = 0x57540004
 
-// Sizes of the three record kinds, in int32 words.
+// Sizes of the header and the four record kinds, in int32 words.
 const (
-	HeaderWords = 32
+	HeaderWords = 80
 	CycleWords  = 20
 	WallWords   = 6
+	ExplWords   = 6
+	HoleWords   = 3
 )
 
 // Header word offsets.
@@ -106,7 +127,19 @@ const (
 	HFlags
 	HRubber
 	HBaseSpeed
+	HTeamMax
+	HTeams
+	HZoneX
+	HZoneY
+	HZoneRadius
+	HZoneOpen
+	HExplN
+	HHoleN
+	HExplosionRadius
 )
+
+// HTeamScore is the header word of team 0's score; team t's is HTeamScore+t.
+const HTeamScore = 32
 
 // Cycle record word offsets.
 const (
@@ -140,6 +173,27 @@ const (
 	WOwner
 )
 
+// Explosion record word offsets.
+const (
+	EX = iota
+	EY
+	ERadius
+	EAge
+	EOwner
+)
+
+// Hole record word offsets.
+const (
+	HoOwner = iota
+	HoFrom
+	HoTo
+)
+
+// MaxHoles bounds the hole records of one frame, after merging; past it the
+// holes of the highest-numbered owners are left out (a round would need
+// hundreds of deaths to get there).
+const MaxHoles = 2048
+
 // FlagNotices in the header's Flags word tells the reader that chat lines or
 // server errors wait to be drained (a separate, rare call).
 const FlagNotices = 1
@@ -165,8 +219,9 @@ type Encoder struct {
 	// MaxWalls caps the wall records per frame; 0 means DefaultMaxWalls.
 	MaxWalls int
 
-	sent []sim.Wall // what the reader has: its geometry mirrors this
-	buf  []byte
+	sent  []sim.Wall // what the reader has: its geometry mirrors this
+	buf   []byte
+	holes []sim.Hole // scratch: this frame's holes, merged
 }
 
 // Reset forgets what the reader has, so the next frame sends every wall:
@@ -179,15 +234,26 @@ func (e *Encoder) Reset() { e.sent = e.sent[:0] }
 func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) []byte {
 	walls := s.RoundWalls()
 	from, n := e.diff(walls)
-	size := 4 * (HeaderWords + sim.MaxPlayers*CycleWords + n*WallWords)
+	holes := e.mergeHoles(s.RoundHoles())
+	nexpl := 0
+	for i := range sim.MaxPlayers {
+		if _, _, ok := s.Blast(i); ok {
+			nexpl++
+		}
+	}
+	size := 4 * (HeaderWords + sim.MaxPlayers*CycleWords + nexpl*ExplWords + len(holes)*HoleWords + n*WallWords)
 	if cap(e.buf) < size {
 		e.buf = make([]byte, size, size+size/2)
 	}
 	b := e.buf[:size]
 	cfg := s.Config()
+	set, _ := s.Rules()
 	phase, phaseEnd := s.Phase()
 	round, match := s.Round()
 	w := words(b)
+	for i := range HeaderWords {
+		w.put(i, 0)
+	}
 	w.put(HMagic, Magic)
 	w.put(HTick, s.Tick())
 	w.put(HYou, int64(you))
@@ -209,14 +275,47 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 	w.put(HFlags, int64(flags))
 	w.put(HRubber, cfg.Rubber)
 	w.put(HBaseSpeed, mm(cfg.BaseSpeed))
-	for i := HBaseSpeed + 1; i < HeaderWords; i++ {
-		w.put(i, 0)
+	w.put(HTeamMax, set.TeamMaxPlayers)
+	w.put(HTeams, s.Teams())
+	if x, y, r, ok := s.Zone(); ok {
+		w.put(HZoneX, mm(x))
+		w.put(HZoneY, mm(y))
+		w.put(HZoneRadius, mm(r))
+		w.put(HZoneOpen, 1)
+	}
+	w.put(HExplN, int64(nexpl))
+	w.put(HHoleN, int64(len(holes)))
+	w.put(HExplosionRadius, mm(s.ExplosionRadius()))
+	for t := range sim.MaxPlayers {
+		w.put(HTeamScore+t, s.TeamScore(t))
 	}
 	for i := range sim.MaxPlayers {
 		c := s.Cycle(i)
 		putCycle(w[4*(HeaderWords+i*CycleWords):], s, i, &c)
 	}
 	off := HeaderWords + sim.MaxPlayers*CycleWords
+	for i := range sim.MaxPlayers {
+		r, age, ok := s.Blast(i)
+		if !ok {
+			continue
+		}
+		c := s.Cycle(i)
+		x := w[4*off:]
+		x.put(EX, mm(c.X))
+		x.put(EY, mm(c.Y))
+		x.put(ERadius, mm(r))
+		x.put(EAge, age)
+		x.put(EOwner, int64(i))
+		x.put(EOwner+1, 0)
+		off += ExplWords
+	}
+	for _, h := range holes {
+		x := w[4*off:]
+		x.put(HoOwner, int64(h.Owner))
+		x.put(HoFrom, mm(h.From))
+		x.put(HoTo, mm(h.To))
+		off += HoleWords
+	}
 	for k, wl := range walls[from : from+n] {
 		r := w[4*(off+k*WallWords):]
 		r.put(WX1, mm(wl.X1))
@@ -228,6 +327,27 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 	}
 	e.sent = append(e.sent[:from], walls[from:from+n]...)
 	return b
+}
+
+// mergeHoles returns the round's holes merged into disjoint stretches per
+// owner, sorted by owner and then odometer, at most MaxHoles: an explosion
+// cuts the same wall at each of its steps with a growing radius, so most
+// holes lie inside another, and a reader tests fewer.
+func (e *Encoder) mergeHoles(holes []sim.Hole) []sim.Hole {
+	hs := append(e.holes[:0], holes...)
+	slices.SortFunc(hs, func(a, b sim.Hole) int {
+		return cmp.Or(cmp.Compare(a.Owner, b.Owner), cmp.Compare(a.From, b.From))
+	})
+	out := hs[:0]
+	for _, h := range hs {
+		if k := len(out) - 1; k >= 0 && out[k].Owner == h.Owner && h.From <= out[k].To {
+			out[k].To = max(out[k].To, h.To)
+			continue
+		}
+		out = append(out, h)
+	}
+	e.holes = hs
+	return out[:min(len(out), MaxHoles)]
 }
 
 // diff returns the first wall the reader lacks or has wrong, and how many

@@ -30,7 +30,7 @@ func (r *reader) apply(t *testing.T, b []byte) (hdr []int32) {
 	if from > len(r.walls) {
 		t.Fatalf("wall from %d beyond the %d walls the reader has", from, len(r.walls))
 	}
-	off := HeaderWords + int(w[HCycles])*CycleWords
+	off := HeaderWords + int(w[HCycles])*CycleWords + int(w[HExplN])*ExplWords + int(w[HHoleN])*HoleWords
 	if want := off + n*WallWords; len(w) != want {
 		t.Fatalf("frame has %d words, want %d", len(w), want)
 	}
@@ -290,5 +290,147 @@ func TestFrameDeathCause(t *testing.T) {
 	}
 	if deaths < 10 {
 		t.Fatalf("only %d deaths seen", deaths)
+	}
+}
+
+// TestFrameTeamsAndZone plays bots in teams of two with a win zone that opens
+// early, until a zone has opened and explosions have cut holes, and checks
+// every frame's team, zone, explosion and hole words against the state: the
+// renderer draws exactly these.
+func TestFrameTeamsAndZone(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	set := cfg.MP
+	set.TeamMaxPlayers = 2
+	set.WinZoneMinRoundTimeMs, set.WinZoneMinLastDeathMs = 3000, 0
+	cfg.Both(set)
+	s, err := sim.NewState(cfg, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bots := make([]*bot.Bot, 6)
+	var evs []sim.Event
+	for p := range bots {
+		bots[p] = bot.New(p, uint64(p)+5)
+		evs = append(evs, sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
+	}
+	s.Step(evs)
+	var e Encoder
+	var r reader
+	var zones, blasts, holed, teamWins int
+	for k := 0; k < 200_000 && (zones == 0 || blasts == 0 || holed == 0 || teamWins == 0); k++ {
+		step(s, bots)
+		w := r.apply(t, e.Frame(s, 0, 0, 0))
+		if w[HTeamMax] != 2 || w[HTeams] != int32(s.Teams()) || w[HExplosionRadius] != int32(s.ExplosionRadius()/1000) {
+			t.Fatalf("tick %d: team max %d teams %d explosion radius %d", s.Tick(), w[HTeamMax], w[HTeams], w[HExplosionRadius])
+		}
+		for tm := range sim.MaxPlayers {
+			if w[HTeamScore+tm] != int32(s.TeamScore(tm)) {
+				t.Fatalf("tick %d: team %d score %d, state %d", s.Tick(), tm, w[HTeamScore+tm], s.TeamScore(tm))
+			}
+		}
+		if ph, _ := s.Phase(); ph == sim.PhaseOver && s.Winner() >= 0 && w[HWinner] == int32(s.Winner()) {
+			mates := 0
+			for i := range 6 {
+				if c := s.Cycle(i); c.InRound && int(c.Team) == s.Winner() {
+					mates++
+				}
+			}
+			if mates == 2 {
+				teamWins++
+			}
+		}
+		x, y, rad, open := s.Zone()
+		if (w[HZoneOpen] == 1) != open || w[HZoneX] != int32(x/1000) || w[HZoneY] != int32(y/1000) || w[HZoneRadius] != int32(rad/1000) {
+			t.Fatalf("tick %d: zone words %v, state %d %d %d %v", s.Tick(), w[HZoneX:HZoneOpen+1], x, y, rad, open)
+		}
+		if open {
+			zones++
+		}
+		off := HeaderWords + sim.MaxPlayers*CycleWords
+		n := 0
+		for i := range sim.MaxPlayers {
+			br, age, ok := s.Blast(i)
+			if !ok {
+				continue
+			}
+			c := s.Cycle(i)
+			rec := w[off+n*ExplWords:]
+			if n >= int(w[HExplN]) || rec[EOwner] != int32(i) || rec[EX] != int32(c.X/1000) || rec[EY] != int32(c.Y/1000) ||
+				rec[ERadius] != int32(br/1000) || rec[EAge] != int32(age) {
+				t.Fatalf("tick %d: explosion %d of %d record %v, want cycle %d at %d,%d radius %d age %d", s.Tick(), n, w[HExplN], rec[:ExplWords], i, c.X, c.Y, br, age)
+			}
+			if age == 0 && br <= 0 {
+				t.Fatalf("tick %d: cycle %d exploded with radius %d", s.Tick(), i, br)
+			}
+			n++
+			blasts++
+		}
+		if n != int(w[HExplN]) {
+			t.Fatalf("tick %d: %d explosion records, %d blasts", s.Tick(), w[HExplN], n)
+		}
+		// Every hole of the state lies inside one merged record of its
+		// owner; the records of an owner are disjoint and sorted.
+		off += n * ExplWords
+		recs := w[off : off+int(w[HHoleN])*HoleWords]
+		for k := HoleWords; k < len(recs); k += HoleWords {
+			if p := recs[k-HoleWords:]; recs[k+HoOwner] < p[HoOwner] || recs[k+HoOwner] == p[HoOwner] && recs[k+HoFrom] <= p[HoTo] {
+				t.Fatalf("tick %d: hole records %v and %v overlap or are out of order", s.Tick(), p[:HoleWords], recs[k:k+HoleWords])
+			}
+		}
+		for _, h := range s.RoundHoles() {
+			in := false
+			for k := 0; k < len(recs); k += HoleWords {
+				in = in || recs[k+HoOwner] == int32(h.Owner) && recs[k+HoFrom] <= int32(h.From/1000) && recs[k+HoTo] >= int32(h.To/1000)
+			}
+			if !in {
+				t.Fatalf("tick %d: hole %+v in no record of %v", s.Tick(), h, recs)
+			}
+		}
+		if len(recs) > 0 {
+			holed++
+		}
+	}
+	if zones == 0 || blasts == 0 || holed == 0 || teamWins == 0 {
+		t.Fatalf("frames with an open zone %d, explosions %d, holes %d, a team of two winning %d: want each", zones, blasts, holed, teamWins)
+	}
+}
+
+// TestFrameDeadWallsStay: with WALLS_STAY_UP_DELAY negative a dead cycle's
+// walls stand for the rest of the round: its walls flag stays set, and the
+// header says they never vanish.
+func TestFrameDeadWallsStay(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.SP.WallsStayUpDelayMs, cfg.MP.WallsStayUpDelayMs = -1, -1
+	s, err := sim.NewState(cfg, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bots := make([]*bot.Bot, 4)
+	var evs []sim.Event
+	for p := range bots {
+		bots[p] = bot.New(p, uint64(p)+3)
+		evs = append(evs, sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
+	}
+	s.Step(evs)
+	var e Encoder
+	long := 0
+	for k := 0; k < 50_000 && long < 100; k++ {
+		step(s, bots)
+		w := (&reader{}).apply(t, e.Frame(s, 0, 0, 0))
+		e.Reset()
+		if w[HDeadWallTicks] != -1 {
+			t.Fatalf("dead wall ticks %d, want -1", w[HDeadWallTicks])
+		}
+		for i := range 4 {
+			c := s.Cycle(i)
+			if f := w[HeaderWords+i*CycleWords]; c.InRound && !c.Alive && f&CycleWalls == 0 {
+				t.Fatalf("tick %d: cycle %d dead since %d lost its walls", s.Tick(), i, c.DeathTick)
+			} else if c.InRound && !c.Alive && s.Tick()-c.DeathTick > 10*120 {
+				long++
+			}
+		}
+	}
+	if long < 100 {
+		t.Fatalf("only %d frames with a cycle dead for over 10 s", long)
 	}
 }

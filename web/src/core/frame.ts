@@ -1,5 +1,5 @@
 // Frame: the page's copy of the last frame the core made (web/view/view.go).
-import { C, CF, CYCLE_WORDS, H, HEADER_WORDS, MAGIC, MAX_PLAYERS, WALL_WORDS } from "./layout";
+import { C, CF, CYCLE_WORDS, E, EXPL_WORDS, H, HEADER_WORDS, HOLE_WORDS, Ho, MAGIC, MAX_PLAYERS, WALL_WORDS } from "./layout";
 
 /** One cycle, decoded into plain numbers (metres, m/s) for the renderer. */
 export interface CycleView {
@@ -27,6 +27,19 @@ export interface CycleView {
   killer: number;
   /** Why it died this round (layout Cause), Cause.None while alive. */
   cause: number;
+  /** Its team this round (NO_TEAM before it was dealt one). */
+  team: number;
+}
+
+/** A dying cycle's blast (sim.State.Blast): where, how far it cut, how old. */
+export interface Explosion {
+  owner: number;
+  x: number;
+  y: number;
+  /** Radius the blast has reached, metres: it cut the walls inside it. */
+  radius: number;
+  /** Seconds since the cycle died. */
+  age: number;
 }
 
 export class Frame {
@@ -36,13 +49,18 @@ export class Frame {
    * turn (the buffer then goes back to the worker and reads as empty). */
   w: Int32Array = new Int32Array(0);
   readonly cycles: CycleView[] = [];
+  /** This frame's explosions, copied. */
+  readonly explosions: Explosion[] = [];
+  /** This frame's holes, copied: owner, from, to (metres of the owner's
+   * odometer) per hole, sorted by owner and then from. */
+  holes = new Float32Array(0);
 
   constructor() {
     for (let i = 0; i < MAX_PLAYERS; i++) {
       this.cycles.push({
         id: i, present: false, inRound: false, alive: false, braking: false, walls: false,
         dir: 0, x: 0, y: 0, turnX: 0, turnY: 0, speed: 0, score: 0, kills: 0, deaths: 0,
-        deathTick: 0, brake: 0, rubberUsed: 0, odo: 0, segOdo: 0, killer: -1, cause: 0,
+        deathTick: 0, brake: 0, rubberUsed: 0, odo: 0, segOdo: 0, killer: -1, cause: 0, team: 0,
       });
     }
   }
@@ -78,6 +96,22 @@ export class Frame {
       c.segOdo = w[o + C.segOdo] / 1000;
       c.killer = w[o + C.killer];
       c.cause = w[o + C.cause];
+      c.team = w[o + C.team];
+    }
+    let o = HEADER_WORDS + w[H.cycles] * CYCLE_WORDS;
+    this.explosions.length = 0;
+    for (let k = 0; k < w[H.explN]; k++, o += EXPL_WORDS) {
+      this.explosions.push({
+        owner: w[o + E.owner], x: w[o + E.x] / 1000, y: w[o + E.y] / 1000,
+        radius: w[o + E.radius] / 1000, age: w[o + E.age] / this.head[H.tickRate],
+      });
+    }
+    const nh = w[H.holeN];
+    if (this.holes.length !== nh * 3) this.holes = new Float32Array(nh * 3);
+    for (let k = 0; k < nh; k++, o += HOLE_WORDS) {
+      this.holes[k * 3] = w[o + Ho.owner];
+      this.holes[k * 3 + 1] = w[o + Ho.from] / 1000;
+      this.holes[k * 3 + 2] = w[o + Ho.to] / 1000;
     }
   }
 
@@ -103,8 +137,25 @@ export class Frame {
   get rubber(): number { return this.head[H.rubber] / 1e6; }
   /** Cruising speed, m/s. */
   get baseSpeed(): number { return this.head[H.baseSpeed] / 1000; }
+  /** Players per team this round (TEAM_MAX_PLAYERS): 1 is every one for themselves. */
+  get teamMax(): number { return this.head[H.teamMax]; }
+  /** Teams that spawned this round. */
+  get teams(): number { return this.head[H.teams]; }
+  /** Whether the round is played in teams (and screens show them). */
+  get teamMode(): boolean { return this.head[H.teamMax] > 1; }
+  /** Team t's score this match. */
+  teamScore(t: number): number { return t >= 0 && t < MAX_PLAYERS ? this.head[H.teamScore + t] : 0; }
+  /** Whether the win zone is open. */
+  get zoneOpen(): boolean { return this.head[H.zoneOpen] !== 0; }
+  /** The win zone's centre and radius, metres (while open). */
+  get zoneX(): number { return this.head[H.zoneX] / 1000; }
+  get zoneY(): number { return this.head[H.zoneY] / 1000; }
+  get zoneRadius(): number { return this.head[H.zoneRadius] / 1000; }
+  /** EXPLOSION_RADIUS this round, metres. */
+  get explosionRadius(): number { return this.head[H.explosionRadius] / 1000; }
   /** Word offset in w of wall record k of this frame (k < wallN). */
   wallOffset(k: number): number {
-    return HEADER_WORDS + this.head[H.cycles] * CYCLE_WORDS + k * WALL_WORDS;
+    return HEADER_WORDS + this.head[H.cycles] * CYCLE_WORDS + this.head[H.explN] * EXPL_WORDS +
+      this.head[H.holeN] * HOLE_WORDS + k * WALL_WORDS;
   }
 }

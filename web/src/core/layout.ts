@@ -3,10 +3,16 @@
 // is an int32 word, distances in millimetres.
 
 /** Layout version, header word 0. */
-export const MAGIC = 0x57540003;
-export const HEADER_WORDS = 32;
+export const MAGIC = 0x57540004;
+export const HEADER_WORDS = 80;
 export const CYCLE_WORDS = 20;
 export const WALL_WORDS = 6;
+export const EXPL_WORDS = 6;
+export const HOLE_WORDS = 3;
+/** sim.ExplosionLife: seconds an explosion record lasts. */
+export const EXPLOSION_LIFE = 4;
+/** sim.NoTeam: the team of a player not yet dealt one. */
+export const NO_TEAM = 255;
 /** sim.MaxPlayers: cycle records in a frame. */
 export const MAX_PLAYERS = 32;
 /** Header flag: notices (chat, server errors) wait in core.notices(). */
@@ -35,6 +41,16 @@ export const H = {
   flags: 18,
   rubber: 19,
   baseSpeed: 20,
+  teamMax: 21,
+  teams: 22,
+  zoneX: 23,
+  zoneY: 24,
+  zoneRadius: 25,
+  zoneOpen: 26,
+  explN: 27,
+  holeN: 28,
+  explosionRadius: 29,
+  teamScore: 32,
 } as const;
 
 /** Cycle record word offsets. */
@@ -67,6 +83,22 @@ export const CF = {
   braking: 8,
   walls: 16,
   human: 32,
+} as const;
+
+/** Explosion record word offsets. */
+export const E = {
+  x: 0,
+  y: 1,
+  radius: 2,
+  age: 3,
+  owner: 4,
+} as const;
+
+/** Hole record word offsets. */
+export const Ho = {
+  owner: 0,
+  from: 1,
+  to: 2,
 } as const;
 
 /** Wall record word offsets. */

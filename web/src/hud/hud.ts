@@ -4,7 +4,7 @@
 import type { Info } from "../core/core";
 import type { Frame } from "../core/frame";
 import { Phase } from "../core/layout";
-import { colorCSS } from "../render/colors";
+import { colorCSS, teamCSS, teamName } from "../render/colors";
 import { $, el, fmtMs, setText } from "./dom";
 import { Gauges } from "./gauges";
 import { KillFeed } from "./killfeed";
@@ -53,15 +53,36 @@ export class Hud {
     if (!info) return;
     this.info = info;
     const you = f ? f.you : -1;
+    const seated = (id: number) => f !== null && id >= 0 && id < 32 && f.cycles[id].present;
+    // In a team round the board is grouped by team, best team first, each
+    // under a row with the team's name and score.
+    const teamOf = (id: number) => (f && f.teamMode && seated(id) ? f.cycles[id].team : -1);
+    const teamPts = (t: number) => (f && t >= 0 ? f.teamScore(t) : 0);
     const rows = info.players
-      .map((p) => ({ p, score: f && !p.spectator && p.id < 32 && f.cycles[p.id].present ? f.cycles[p.id].score : p.score }))
-      .sort((a, b) => Number(a.p.spectator) - Number(b.p.spectator) || b.score - a.score || a.p.id - b.p.id);
-    const key = JSON.stringify(rows.map((r) => [r.p.id, r.p.name, r.score, Math.round(r.p.predictedLagMs), r.p.connected, r.p.spectator, r.p.bot]));
+      .map((p) => ({ p, team: p.spectator ? -1 : teamOf(p.id), score: f && !p.spectator && seated(p.id) ? f.cycles[p.id].score : p.score }))
+      .sort((a, b) => Number(a.p.spectator) - Number(b.p.spectator) || teamPts(b.team) - teamPts(a.team) || a.team - b.team ||
+        b.score - a.score || a.p.id - b.p.id);
+    const key = JSON.stringify(rows.map((r) => [r.p.id, r.p.name, r.score, r.team, teamPts(r.team), Math.round(r.p.predictedLagMs),
+      r.p.connected, r.p.spectator, r.p.bot, colorCSS(r.p.id)]));
     if (key !== this.lastScores) {
       this.lastScores = key;
       const table = el("table");
-      for (const { p, score } of rows) {
+      let team = -1;
+      for (const { p, score, team: t } of rows) {
+        if (t >= 0 && t !== team) {
+          const head = el("tr", "", `team${f && you >= 0 && f.cycles[you].present && f.cycles[you].team === t ? " yours" : ""}`);
+          head.dataset.team = String(t);
+          const sw = el("td", "", "swatch");
+          sw.style.background = teamCSS(t);
+          head.append(sw, el("td", `${teamName(t)} team`, "name"), el("td", String(teamPts(t)), "score"), el("td", "", "lag"));
+          table.append(head);
+        }
+        team = t;
         const tr = el("tr", "", p.id === you && !p.spectator ? "you" : p.spectator ? "spec" : p.connected || p.bot ? "" : "gone");
+        if (t >= 0) {
+          tr.classList.add("member");
+          tr.dataset.team = String(t);
+        }
         const sw = el("td", "", "swatch");
         if (!p.spectator) sw.style.background = colorCSS(p.id);
         const name = el("td", p.name + (p.spectator ? " (watching)" : ""), "name");

@@ -34,7 +34,10 @@ export class KillFeed {
       const was = this.wasDead[c.id] ?? false;
       this.wasDead[c.id] = dead;
       if (fresh) continue; // joined mid-round, or a new round: no old news
-      if (dead && !was) this.add(f.round, c.id, line(c.id, c.cause, c.killer, name), now);
+      if (dead && !was) {
+        const teamKill = f.teamMode && c.killer >= 0 && c.killer !== c.id && f.cycles[c.killer].team === c.team;
+        this.add(f.round, c.id, line(c.id, c.cause, c.killer, name, teamKill), now);
+      }
       else if (!dead && was) this.remove((l) => l.round === f.round && l.id === c.id);
     }
     this.remove((l) => now - l.at > KEEP_MS);
@@ -57,9 +60,10 @@ export class KillFeed {
 }
 
 /** line renders one death: "alice cut off bob", "Flynn hit the rim". A rim
- * or own-wall death may credit the enemy whose wall trapped the cycle. */
-export function line(id: number, cause: number, killer: number, name: (id: number) => string): HTMLElement {
-  const div = el("div", "", "kill");
+ * or own-wall death may credit the enemy whose wall trapped the cycle; a
+ * teammate's wall (teamKill) is marked as a team kill, which scores nothing. */
+export function line(id: number, cause: number, killer: number, name: (id: number) => string, teamKill = false): HTMLElement {
+  const div = el("div", "", teamKill ? "kill teamkill" : "kill");
   const who = (p: number) => {
     const s = el("span", name(p), "who");
     s.style.color = colorCSS(p);
@@ -87,5 +91,6 @@ export function line(id: number, cause: number, killer: number, name: (id: numbe
       div.append(who(id), " crashed");
   }
   if (trapped && cause !== Cause.Wall) div.append(", trapped by ", who(killer));
+  if (teamKill) div.append(el("span", " (team kill)", "tk"));
   return div;
 }

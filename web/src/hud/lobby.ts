@@ -1,5 +1,6 @@
 // The landing page: name, room list, room name, Play and Spectate.
 import { fetchRooms, type RoomSummary } from "../net/rooms";
+import { teamCSS, teamName } from "../render/colors";
 import { $, el } from "./dom";
 
 export interface JoinRequest {
@@ -95,7 +96,7 @@ export class Lobby {
     if (!this.table) {
       this.table = el("table");
       const head = el("tr");
-      head.append(el("th", "Room"), el("th", "Players"), el("th", "Bots"), el("th", "Watching"), el("th", "Server", "node"), el("th"));
+      head.append(el("th", "Room"), el("th", "Players"), el("th", "Bots"), el("th", "Watching"), el("th", "Mode"), el("th", "Server", "node"), el("th"));
       this.table.append(head);
       this.list.replaceChildren(this.table);
     }
@@ -104,10 +105,11 @@ export class Lobby {
     for (const r of rooms) {
       seen.add(r.name);
       const row = this.rows.get(r.name) ?? this.addRow(r.name);
-      const values = [String(r.players), String(r.bots), String(r.spectators), r.node];
+      const values = [String(r.players), String(r.bots), String(r.spectators), "", r.node];
       values.forEach((v, i) => {
-        if (row.cells[i].textContent !== v) row.cells[i].textContent = v;
+        if (i !== MODE && row.cells[i].textContent !== v) row.cells[i].textContent = v;
       });
+      showMode(row.cells[MODE], r);
       // The server's order (by name); a row already in place is not moved.
       if (row.tr.previousElementSibling !== prev) prev?.after(row.tr);
       prev = row.tr;
@@ -137,7 +139,7 @@ export class Lobby {
       this.room.value = name;
       this.submit(false);
     });
-    const cells = [el("td"), el("td"), el("td"), el("td", "", "node")];
+    const cells = [el("td"), el("td"), el("td"), el("td", "", "mode"), el("td", "", "node")];
     const td = el("td");
     td.append(go);
     tr.append(el("td", name, "rname"), ...cells, td);
@@ -151,4 +153,34 @@ export class Lobby {
     this.rows.clear();
     this.list.replaceChildren(el("p", text, "hint"));
   }
+}
+
+/** The Mode cell's index among a row's cells. */
+const MODE = 3;
+
+/**
+ * showMode fills a room's Mode cell: "FFA", or "Teams 3v3" with a chip per
+ * team in its colour (its players, and its score as a tooltip), redrawn only
+ * when the text changes.
+ */
+function showMode(td: HTMLElement, r: RoomSummary): void {
+  const key = JSON.stringify([r.mode, r.teamMax, r.teams]);
+  if (td.dataset.key === key) return;
+  td.dataset.key = key;
+  td.dataset.mode = r.mode;
+  td.title = r.mode === "teams" ? `teams of up to ${r.teamMax}` : "";
+  if (r.mode !== "teams") {
+    td.replaceChildren(r.mode === "ffa" ? "FFA" : "");
+    return;
+  }
+  const sizes = r.teams.map((t) => t.players + t.bots);
+  const out: (string | HTMLElement)[] = [`Teams ${sizes.length > 0 ? sizes.join("v") : `of ${r.teamMax}`}`];
+  for (const t of r.teams) {
+    const chip = el("span", ` ${teamName(t.team)} ${t.players}+${t.bots}`, "team");
+    chip.dataset.team = String(t.team);
+    chip.style.color = teamCSS(t.team);
+    chip.title = `${teamName(t.team)} team: ${t.players} ${t.players === 1 ? "player" : "players"}, ${t.bots} ${t.bots === 1 ? "bot" : "bots"}, score ${t.score}`;
+    out.push(chip);
+  }
+  td.replaceChildren(...out);
 }

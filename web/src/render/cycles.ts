@@ -1,12 +1,12 @@
-// Cycles: one small model per player slot, made once, moved every frame; and
-// the burst when a cycle dies.
+// Cycles: one small model per player slot, made once, moved every frame (a
+// dying cycle's blast is drawn by explosions.ts, from the simulation's).
 import {
-  AdditiveBlending, BoxGeometry, type BufferGeometry, CircleGeometry, CylinderGeometry, DoubleSide, Group,
-  type Material, Mesh, MeshBasicMaterial, MeshLambertMaterial, RingGeometry, Scene, SphereGeometry, TorusGeometry,
+  AdditiveBlending, BoxGeometry, type BufferGeometry, CircleGeometry, CylinderGeometry, Group,
+  type Material, Mesh, MeshBasicMaterial, MeshLambertMaterial, Scene, TorusGeometry,
 } from "three";
 import type { CycleView } from "../core/frame";
 import { MAX_PLAYERS } from "../core/layout";
-import { color } from "./colors";
+import { color, colorsVersion } from "./colors";
 
 /** yawOf returns the three.js rotation about y that points +x along direction dir. */
 export function yawOf(dir: number): number {
@@ -20,18 +20,17 @@ export function approachAngle(a: number, b: number, k: number): number {
   return a + d * k;
 }
 
-const EXPLOSION_S = 1.2;
-
 interface CycleObj {
   group: Group;
   yaw: number;
   wasAlive: boolean;
-  burst: Group;
-  burstAge: number; // seconds since death, or Infinity
+  /** Materials in the player's colour (a team round recolours them). */
+  tinted: MeshBasicMaterial[];
 }
 
 export class Cycles {
   private readonly objs: CycleObj[] = [];
+  private colors = -1;
 
   constructor(scene: Scene) {
     // A low-poly lightcycle, about 3 m long: dark hull, two glowing wheels
@@ -44,8 +43,6 @@ export class Cycles {
     const hub = new CylinderGeometry(0.5, 0.5, 0.3, 16);
     const spine = new BoxGeometry(2.7, 0.07, 0.54);
     const disc = new CircleGeometry(2.4, 32);
-    const ring = new RingGeometry(0.8, 1.2, 40);
-    const flash = new SphereGeometry(1, 16, 12);
     const dark = new MeshLambertMaterial({ color: 0x10141f });
     for (let i = 0; i < MAX_PLAYERS; i++) {
       const c = color(i);
@@ -65,26 +62,16 @@ export class Cycles {
       add(wheel, glow, -1.05, 0.62);
       add(hub, dark, 1.05, 0.62, Math.PI / 2);
       add(hub, dark, -1.05, 0.62, Math.PI / 2);
-      const d = new Mesh(disc, new MeshBasicMaterial({
+      const discMat = new MeshBasicMaterial({
         color: c, transparent: true, opacity: 0.22, blending: AdditiveBlending, depthWrite: false,
-      }));
+      });
+      const d = new Mesh(disc, discMat);
       d.rotation.x = -Math.PI / 2;
       d.position.y = 0.03;
       g.add(d);
       g.visible = false;
-      const burst = new Group();
-      const r = new Mesh(ring, new MeshBasicMaterial({
-        color: c, transparent: true, blending: AdditiveBlending, depthWrite: false, side: DoubleSide,
-      }));
-      r.rotation.x = -Math.PI / 2;
-      r.position.y = 0.1;
-      const f = new Mesh(flash, new MeshBasicMaterial({
-        color: 0xffffff, transparent: true, blending: AdditiveBlending, depthWrite: false,
-      }));
-      burst.add(r, f);
-      burst.visible = false;
-      scene.add(g, burst);
-      this.objs.push({ group: g, yaw: 0, wasAlive: false, burst, burstAge: Infinity });
+      scene.add(g);
+      this.objs.push({ group: g, yaw: 0, wasAlive: false, tinted: [glow, discMat] });
     }
   }
 
@@ -97,6 +84,10 @@ export class Cycles {
     // A turn is instant in the simulation; swing the model over ~60 ms so
     // the eye can follow it.
     const k = 1 - Math.exp(-dt / 0.03);
+    if (this.colors !== colorsVersion()) {
+      this.colors = colorsVersion();
+      this.objs.forEach((o, i) => o.tinted.forEach((m) => m.color.copy(color(i))));
+    }
     for (let i = 0; i < MAX_PLAYERS; i++) {
       const c = cycles[i];
       const o = this.objs[i];
@@ -106,28 +97,9 @@ export class Cycles {
         o.yaw = approachAngle(o.yaw, yawOf(c.dir), k);
         o.group.position.set(c.x, 0, -c.y);
         o.group.rotation.y = o.yaw;
-      } else if (o.wasAlive && c.inRound) {
-        o.burstAge = 0;
-        o.burst.position.set(c.x, 0, -c.y);
       }
       o.group.visible = alive;
       o.wasAlive = alive;
-      this.animateBurst(o, dt);
     }
-  }
-
-  private animateBurst(o: CycleObj, dt: number): void {
-    if (o.burstAge >= EXPLOSION_S) {
-      o.burst.visible = false;
-      return;
-    }
-    o.burstAge += dt;
-    const t = Math.min(o.burstAge / EXPLOSION_S, 1);
-    o.burst.visible = t < 1;
-    const [ring, flash] = o.burst.children as Mesh[];
-    ring.scale.setScalar(1 + t * 9);
-    (ring.material as MeshBasicMaterial).opacity = (1 - t) * 0.9;
-    flash.scale.setScalar(1 + t * 4);
-    (flash.material as MeshBasicMaterial).opacity = Math.max(0, 1 - t * 2.5);
   }
 }

@@ -4,8 +4,9 @@
 // walls vanished. Cycles and open segments are drawn on top each time.
 import type { Frame } from "../core/frame";
 import { MAX_PLAYERS } from "../core/layout";
-import { colorCSS } from "./colors";
+import { colorCSS, colorsVersion } from "./colors";
 import type { Trails } from "./trails";
+import { ZONE_CSS } from "./zone";
 
 export class Minimap {
   private readonly ctx: CanvasRenderingContext2D;
@@ -14,6 +15,7 @@ export class Minimap {
   private drawn = 0; // walls on the layer
   private ownersMask = 0; // owners whose walls stand (bit per player)
   private arena = 0;
+  private colors = -1; // colorsVersion the layer was drawn with
 
   constructor(private readonly canvas: HTMLCanvasElement) {
     const ctx = canvas.getContext("2d");
@@ -40,8 +42,9 @@ export class Minimap {
     for (let i = 0; i < MAX_PLAYERS; i++) if (trails.ownerVisible(i)) mask |= 1 << i;
     // Walls taken back, or an owner's walls vanished (or came back after a
     // rollback): start the layer over.
-    if (f.arena !== this.arena || f.wallFrom < this.drawn || mask !== this.ownersMask) {
+    if (f.arena !== this.arena || f.wallFrom < this.drawn || mask !== this.ownersMask || colorsVersion() !== this.colors) {
       this.arena = f.arena;
+      this.colors = colorsVersion();
       this.lctx.clearRect(0, 0, this.layer.width, this.layer.height);
       this.drawn = 0;
     }
@@ -68,6 +71,15 @@ export class Minimap {
     c.lineWidth = 1;
     c.strokeRect(0.5, 0.5, this.canvas.width - 1, this.canvas.height - 1);
     c.drawImage(this.layer, 0, 0);
+    if (f.zoneOpen) {
+      c.strokeStyle = ZONE_CSS;
+      c.fillStyle = "rgba(61, 255, 106, 0.2)";
+      c.lineWidth = 1.5;
+      c.beginPath();
+      c.arc(this.sx(f.zoneX), this.sy(f.zoneY), Math.max(2, (f.zoneRadius / this.arena) * this.canvas.width), 0, Math.PI * 2);
+      c.fill();
+      c.stroke();
+    }
     c.lineWidth = 1.2;
     for (const cy of f.cycles) {
       if (!cy.alive) continue;

@@ -3,9 +3,12 @@ import { AmbientLight, Color, DirectionalLight, Scene, WebGLRenderer } from "thr
 import type { CycleView, Frame } from "../core/frame";
 import { Arena } from "./arena";
 import { CameraRig, type Target } from "./camera";
+import { applyTeams } from "./colors";
 import { Cycles } from "./cycles";
+import { Explosions } from "./explosions";
 import { LagMeters } from "./lagometer";
 import { Trails } from "./trails";
+import { WinZone } from "./zone";
 
 export class Renderer {
   readonly gl: WebGLRenderer;
@@ -13,6 +16,8 @@ export class Renderer {
   readonly rig = new CameraRig();
   readonly trails: Trails;
   readonly lag: LagMeters;
+  readonly explosions: Explosions;
+  readonly zone: WinZone;
   private readonly arena: Arena;
   private readonly cycles: Cycles;
   private width = 0;
@@ -30,6 +35,8 @@ export class Renderer {
     this.trails = new Trails(this.scene);
     this.cycles = new Cycles(this.scene);
     this.lag = new LagMeters(this.scene);
+    this.explosions = new Explosions(this.scene);
+    this.zone = new WinZone(this.scene);
   }
 
   private fit(): void {
@@ -46,8 +53,11 @@ export class Renderer {
   draw(f: Frame, follow: number, dt: number): void {
     this.fit();
     this.arena.resize(f.arena);
+    applyTeams(f);
     this.trails.sync(f);
     this.cycles.update(f.cycles, dt);
+    this.explosions.update(f);
+    this.zone.update(f, dt);
     this.lag.update(f.cycles, f.you, f.turnDelay);
     this.rig.update(this.target(f.cycles, follow), f.arena, dt);
     this.gl.render(this.scene, this.rig.camera);

@@ -3,9 +3,12 @@
 // number of walls. Instance slots 0..31 hold the open segment of each cycle
 // (updated every frame); slot 32+k holds closed wall k, written once when the
 // core sends it, so the geometry grows in place and is never rebuilt per frame.
+// Holes that explosions blew are stretches of an owner's odometer: they sit
+// in a one-row float texture, sorted by owner, and each fragment skips the
+// few of its own owner's that it falls in.
 import {
-  AdditiveBlending, BufferAttribute, DoubleSide, InstancedBufferAttribute, InstancedBufferGeometry,
-  Mesh, Scene, ShaderMaterial, Vector2,
+  AdditiveBlending, BufferAttribute, DataTexture, DoubleSide, FloatType, InstancedBufferAttribute,
+  InstancedBufferGeometry, Mesh, NearestFilter, RGBAFormat, Scene, ShaderMaterial, Vector2,
 } from "three";
 import type { Frame } from "../core/frame";
 import { MAX_PLAYERS, W } from "../core/layout";
@@ -14,15 +17,35 @@ import { allColors } from "./colors";
 export const WALL_HEIGHT = 3;
 const GLOW_WIDTH = 2.5;
 const FAR = -1e9; // "no cut": the whole trail stands
+/** view.MaxHoles: hole records a frame carries at most; the texture's width. */
+const MAX_HOLES = 2048;
 
 const common = /* glsl */ `
   uniform vec3 uColor[${MAX_PLAYERS}];
   uniform vec2 uOwner[${MAX_PLAYERS}]; // x: walls stand (0/1), y: odometer below which a finite trail has receded
+  uniform vec2 uHoleSpan[${MAX_PLAYERS}]; // the owner's holes: first texel, count
   attribute vec4 aSeg;   // x1, y1, x2, y2 in metres (simulation axes)
   attribute vec2 aMeta;  // odometer at (x1, y1), owner
   varying vec3 vColor;
   varying float vOdo;
   varying float vCut;
+  flat varying vec2 vSpan;
+`;
+
+// inHole: whether odometer reading odo of this fragment's owner was blown away.
+const holes = /* glsl */ `
+  uniform sampler2D uHoles; // texel k: from, to (metres of odometer)
+  flat varying vec2 vSpan;
+  bool inHole(float odo) {
+    int first = int(vSpan.x + 0.5);
+    int n = int(vSpan.y + 0.5);
+    for (int k = 0; k < ${MAX_HOLES}; k++) {
+      if (k >= n) break;
+      vec4 h = texelFetch(uHoles, ivec2(first + k, 0), 0);
+      if (odo >= h.x && odo < h.y) return true;
+    }
+    return false;
+  }
 `;
 
 const wallVert = /* glsl */ `
@@ -34,6 +57,7 @@ const wallVert = /* glsl */ `
     vec2 p = mix(aSeg.xy, aSeg.zw, position.x);
     vOdo = aMeta.x + position.x * length(aSeg.zw - aSeg.xy);
     vCut = uOwner[o].y;
+    vSpan = uHoleSpan[o];
     vColor = uColor[o];
     vH = position.y;
     gl_Position = uOwner[o].x > 0.5
@@ -43,12 +67,13 @@ const wallVert = /* glsl */ `
 `;
 
 const wallFrag = /* glsl */ `
+  ${holes}
   varying vec3 vColor;
   varying float vOdo;
   varying float vCut;
   varying float vH;
   void main() {
-    if (vOdo < vCut) discard;
+    if (vOdo < vCut || inHole(vOdo)) discard;
     float top = smoothstep(0.9, 1.0, vH);
     float body = 0.35 + 0.65 * vH * vH;
     vec3 c = vColor * body * 0.85 + vec3(1.0) * top * 0.8;
@@ -72,6 +97,7 @@ const glowVert = /* glsl */ `
     vec2 p = mix(aSeg.xy, aSeg.zw, position.x) + dir * ext + side * vSide * uWidth;
     vOdo = aMeta.x + position.x * len;
     vCut = uOwner[o].y;
+    vSpan = uHoleSpan[o];
     vColor = uColor[o];
     gl_Position = uOwner[o].x > 0.5
       ? projectionMatrix * modelViewMatrix * vec4(p.x, 0.02, -p.y, 1.0)
@@ -80,12 +106,13 @@ const glowVert = /* glsl */ `
 `;
 
 const glowFrag = /* glsl */ `
+  ${holes}
   varying vec3 vColor;
   varying float vOdo;
   varying float vCut;
   varying float vSide;
   void main() {
-    if (vOdo < vCut) discard;
+    if (vOdo < vCut || inHole(vOdo)) discard;
     float k = 1.0 - abs(vSide);
     gl_FragColor = vec4(vColor * k * k * 0.28, 1.0);
   }
@@ -102,13 +129,28 @@ export class Trails {
   private readonly wall: Mesh;
   private readonly glow: Mesh;
   private readonly ownerVec: Vector2[] = [];
+  /** Per owner: first hole texel and count (uHoleSpan). */
+  readonly holeSpan: Vector2[] = [];
+  /** The hole texture's data: from, to, owner, 0 per texel. */
+  readonly holeData = new Float32Array(MAX_HOLES * 4);
+  /** Holes in the texture now. */
+  holeCount = 0;
+  private readonly holeTex: DataTexture;
 
   constructor(scene: Scene) {
-    for (let i = 0; i < MAX_PLAYERS; i++) this.ownerVec.push(new Vector2(0, FAR));
+    for (let i = 0; i < MAX_PLAYERS; i++) {
+      this.ownerVec.push(new Vector2(0, FAR));
+      this.holeSpan.push(new Vector2(0, 0));
+    }
+    this.holeTex = new DataTexture(this.holeData, MAX_HOLES, 1, RGBAFormat, FloatType);
+    this.holeTex.magFilter = this.holeTex.minFilter = NearestFilter;
+    this.holeTex.needsUpdate = true;
     const colors = allColors();
     const uniforms = {
       uColor: { value: colors },
       uOwner: { value: this.ownerVec },
+      uHoleSpan: { value: this.holeSpan },
+      uHoles: { value: this.holeTex },
       uHeight: { value: WALL_HEIGHT },
       uWidth: { value: GLOW_WIDTH },
     };
@@ -211,6 +253,29 @@ export class Trails {
     }
     this.count = total;
     this.geom.instanceCount = MAX_PLAYERS + total;
+    this.syncHoles(f.holes);
+  }
+
+  /** syncHoles uploads the frame's holes when they changed (owner, from, to per hole, sorted by owner). */
+  private syncHoles(h: Float32Array): void {
+    const n = Math.min(h.length / 3, MAX_HOLES);
+    let same = n === this.holeCount;
+    for (let k = 0; same && k < n; k++) {
+      same = this.holeData[k * 4] === h[k * 3 + 1] && this.holeData[k * 4 + 1] === h[k * 3 + 2] && this.holeData[k * 4 + 2] === h[k * 3];
+    }
+    if (same) return;
+    for (const s of this.holeSpan) s.set(0, 0);
+    for (let k = 0; k < n; k++) {
+      const owner = h[k * 3];
+      this.holeData[k * 4] = h[k * 3 + 1];
+      this.holeData[k * 4 + 1] = h[k * 3 + 2];
+      this.holeData[k * 4 + 2] = owner;
+      const span = this.holeSpan[owner];
+      if (span && span.y === 0) span.set(k, 0);
+      if (span) span.y++;
+    }
+    this.holeCount = n;
+    this.holeTex.needsUpdate = true;
   }
 
   /** ownerVisible reports whether player i's walls stand (after the last sync). */
