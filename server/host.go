@@ -212,7 +212,7 @@ func (h *roomHost) run() {
 			// A room that sleeps over several ticks first catches up with
 			// the present, so that a proposal is judged against the tick
 			// it arrives in, as if the room had woken for every tick.
-			if h.srv.cfg.WakeTicks > 1 && h.room.NextTick() <= h.srv.now() && !h.tick(false) {
+			if h.sleepy() && h.room.NextTick() <= h.srv.now() && !h.tick(false) {
 				return
 			}
 			h.drain(in)
@@ -232,15 +232,36 @@ func (h *roomHost) run() {
 // halves the most of a quiet room's cost; the price is that a bot's input
 // decided at a tick the room slept through goes out up to WakeTicks-1 ticks
 // late. Urgent messages wake the room whenever they come.
+//
+// A room without bots sleeps longer: until room.NextDue (its next heartbeat,
+// lead recomputation, roster or held pong), at most maxQuietSleep, which
+// bounds how long a chat line or a hash report waits. Such a room wakes
+// 10-15 times a second instead of 120 (TestRoomWakesEveryWakeTicks).
 func (h *roomHost) untilWake() time.Duration {
+	now := h.srv.now()
 	next := h.room.NextTick()
-	if k := h.srv.cfg.WakeTicks; k > 1 {
+	if due := h.room.NextDue(); due > next {
+		dt := h.room.TickDuration()
+		next = min(due, next+(max(now+maxQuietSleep-next, 0))/dt*dt)
+	} else if k := h.srv.cfg.WakeTicks; k > 1 {
 		dt := h.room.TickDuration()
 		n := h.room.Now() + 1 // the tick NextTick is the time of
 		next += time.Duration((k-n%k)%k) * dt
 	}
 	h.wakeAt = next
-	return max(next-h.srv.now(), 0)
+	return max(next-now, 0)
+}
+
+// maxQuietSleep bounds the sleep of a room without bots: the messages that
+// wait for the room's next wake-up (deferrable) wait at most that long.
+const maxQuietSleep = 100 * time.Millisecond
+
+// sleepy reports whether the room may sleep through ticks that are due, so
+// that a message must first catch it up: with several ticks per wake-up, or
+// without bots. A room woken for every tick runs them on its timer alone,
+// where their lateness is measured.
+func (h *roomHost) sleepy() bool {
+	return h.srv.cfg.WakeTicks > 1 || h.room.Bots() == 0
 }
 
 // drain handles in and whatever else has arrived, then sends: under load
@@ -347,7 +368,7 @@ func (h *roomHost) tick(woke bool) bool {
 	m.tickDuration.Observe(time.Since(start).Seconds())
 	if woke && h.room.Now() > before {
 		late := h.room.Stats.TickLateness
-		if h.srv.cfg.WakeTicks > 1 {
+		if h.sleepy() {
 			late = now - h.wakeAt
 		}
 		m.tickLateness.Observe(max(late, 0).Seconds())
