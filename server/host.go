@@ -80,10 +80,12 @@ type roomHost struct {
 	accepted, postponed, refused, resent prometheus.Counter
 }
 
-// teams describes the room's teams from its state; it allocates only when
-// they changed since the last tick.
+// teams describes the room's teams from its confirmed state, as the roster
+// shows scores (the predicted present of a room without bots is simulated
+// only when read: reading it at every wake-up would double the room's
+// simulation); it allocates only when they changed since the last tick.
 func (h *roomHost) teams() cluster.RoomTeams {
-	s := h.room.State()
+	s := h.room.Timeline().Confirmed()
 	set, _ := s.Rules()
 	var byTeam [sim.MaxPlayers]cluster.TeamInfo
 	for i := range sim.MaxPlayers {
