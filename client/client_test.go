@@ -340,3 +340,77 @@ func TestServerEventsMeasureNoLag(t *testing.T) {
 		t.Fatalf("%d lags measured for player 1, want 1 (its turn only)", n)
 	}
 }
+
+// TestResentMarginIgnored: the margin the server reports for a proposal
+// that was lost and proposed again measures the resend's wait, not the
+// clock: it leaves the lead alone. A late margin with no resend about
+// raises it (issue 14).
+func TestResentMarginIgnored(t *testing.T) {
+	s := started(t, false)
+	now := 600 * time.Millisecond
+	s.Update(now)
+	s.Press(now, sim.EvBrakeOn, 0)
+	tick := pendingTick(s, 1)
+	for range 100 { // 400 ms of frames without an answer: proposed again
+		now += 4 * time.Millisecond
+		s.Update(now)
+	}
+	hbTick := uint64(200)
+	late := func() {
+		hbTick += 24
+		recv(t, s, now, &proto.Heartbeat{Tick: hbTick, Players: []proto.HeartbeatPlayer{
+			{Player: 0, Final: hbTick - 10, Lead: uint32(s.lead / time.Microsecond), Margin: -200_000},
+			{Player: 1, Final: hbTick - 10, Margin: proto.NoMargin}}})
+	}
+	late() // the resent proposal's decision may be in it: not answered yet
+	recv(t, s, now, &proto.Postponed{Seq: 1, Asked: uint64(tick), Tick: uint64(tick + 40)})
+	recv(t, s, now, &proto.Accepted{Seq: 0, Events: []proto.TickEvent{{Tick: uint64(tick + 40), Event: sim.Event{Kind: sim.EvBrakeOn, Player: 0, Seq: 1}}}})
+	now += 100 * time.Millisecond
+	s.Update(now)
+	late() // the heartbeat after the decision
+	if adj := s.feedback.Adjustment(); adj != 0 {
+		t.Fatalf("lead adjusted by %v for a resent proposal's lateness, want 0", adj)
+	}
+	now += lossShadow
+	s.Update(now)
+	late()
+	if adj := s.feedback.Adjustment(); adj <= 0 {
+		t.Fatalf("lead adjusted by %v for a late event with no resend about, want a raise", adj)
+	}
+}
+
+// TestProposalTwiceOnLossyLink: a proposal goes once on a link that has
+// lost nothing, twice (the same message, back to back) after the client
+// saw a loss: here a missing server ping (issue 14).
+func TestProposalTwiceOnLossyLink(t *testing.T) {
+	proposes := func(s *Session, now time.Duration) int {
+		s.Press(now, sim.EvBrakeOn, 0)
+		n := 0
+		for _, m := range outgoing(t, s) {
+			if p, ok := m.(*proto.Propose); ok && p.Events[0].Seq == s.seq {
+				n++
+			}
+		}
+		return n
+	}
+	s := started(t, false)
+	now := 600 * time.Millisecond
+	s.Update(now)
+	recv(t, s, now, &proto.Ping{ID: 1, Time: 1})
+	recv(t, s, now, &proto.Ping{ID: 2, Time: 2})
+	if n := proposes(s, now); n != 1 {
+		t.Fatalf("%d Proposes on a link that lost nothing, want 1", n)
+	}
+	recv(t, s, now, &proto.Ping{ID: 4, Time: 4}) // 3 was lost
+	now += 10 * time.Millisecond
+	s.Update(now)
+	if n := proposes(s, now); n != 2 {
+		t.Fatalf("%d Proposes after a lost ping, want 2", n)
+	}
+	clear(s.pending) // answered: not proposed again, which would be a loss too
+	now += lossyFor
+	s.Update(now)
+	if n := proposes(s, now); n != 1 {
+		t.Fatalf("%d Proposes %v after the loss, want 1", n, lossyFor)
+	}
+}

@@ -81,6 +81,7 @@ func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
 	if m.Seq > s.bcast {
 		s.got[m.Seq] = true
 		if !s.asked[m.Seq-1] {
+			s.sawLoss(now)
 			s.askFor(s.bcast, m.Seq-1)
 		}
 	}
@@ -93,6 +94,7 @@ func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
 		ev := history.TickEvent{Tick: int64(te.Tick), Ev: te.Event}
 		if int(ev.Ev.Player) == s.you {
 			if p, ok := s.pending[ev.Ev.Seq]; ok {
+				s.answered(now, p)
 				if p.tick != ev.Tick {
 					s.tl.Move(p.entry(), ev.Tick)
 				}
@@ -123,6 +125,9 @@ func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
 
 func (s *Session) postponed(now time.Duration, m *proto.Postponed) {
 	s.stats.Postponed++
+	if p, ok := s.pending[m.Seq]; ok {
+		s.answered(now, p)
+	}
 	if p, ok := s.pending[m.Seq]; ok && p.tick != int64(m.Tick) {
 		s.tl.Move(p.entry(), int64(m.Tick))
 		p.tick = int64(m.Tick)
@@ -140,6 +145,37 @@ func (s *Session) refused(m *proto.Refused) {
 	}
 }
 
+// lossShadow is how long after the answer to a resent proposal the
+// heartbeats' margins are not taken: the heartbeat that follows the
+// server's decision (within its Heartbeat interval, 200 ms in play) reports
+// that proposal's lateness, which is the loss's resend wait, not an error of
+// the clock. Taken, it raised the lead by up to 5 ms a lost proposal, and
+// the lags this client perceives with it (issue 14: the p99 over the
+// prediction through a lossy link).
+const lossShadow = 300 * time.Millisecond
+
+// answered notes the server's answer to one of our proposals.
+func (s *Session) answered(now time.Duration, p *proposal) {
+	if p.resent {
+		s.marginsFrom = max(s.marginsFrom, now+lossShadow)
+	}
+}
+
+// lossInMargin reports whether the margin of a heartbeat arriving now may
+// be a resent proposal's: one is still unanswered (its decision may be in
+// this heartbeat), or one was answered within lossShadow.
+func (s *Session) lossInMargin(now time.Duration) bool {
+	if now < s.marginsFrom {
+		return true
+	}
+	for _, p := range s.pending {
+		if p.resent {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Session) forget(seq uint32) {
 	delete(s.pending, seq)
 }
@@ -154,6 +190,7 @@ func (s *Session) heartbeat(now time.Duration, m *proto.Heartbeat) {
 	s.hbSeen, s.hbTick = true, m.Tick
 	s.hbSeq = m.Seq
 	if m.Seq > s.bcast { // broadcasts were lost on the way (datagrams)
+		s.sawLoss(now)
 		s.askFor(s.bcast, m.Seq-1)
 	}
 	all := int64(m.Tick)
@@ -173,7 +210,8 @@ func (s *Session) heartbeat(now time.Duration, m *proto.Heartbeat) {
 			// Only a settled clock learns from the margins: while it is still
 			// dilating toward a new lead, late events are expected and the
 			// lead is already on its way.
-			if p.Margin != proto.NoMargin && s.lastErr.Abs() <= settledErr {
+			// Nor does a margin that reports a lost proposal's resend wait.
+			if p.Margin != proto.NoMargin && s.lastErr.Abs() <= settledErr && !s.lossInMargin(now) {
 				s.feedback.Report(now, -fromUs(int64(p.Margin)))
 			}
 		}
@@ -188,6 +226,17 @@ func (s *Session) heartbeat(now time.Duration, m *proto.Heartbeat) {
 	}
 }
 
+// lossyFor is how long after the client last saw a loss (a gap in the
+// broadcasts or in the server's ping IDs, a ping of its own never
+// answered, a proposal it had to propose again) its link counts as lossy.
+// Longer than the server's 10 s (server/webtransport.go): the second copies
+// hide most of the losses the client would otherwise see. Over a reliable
+// stream none of these happens.
+const lossyFor = 30 * time.Second
+
+// sawLoss notes a loss at time now.
+func (s *Session) sawLoss(now time.Duration) { s.lossyUntil = now + lossyFor }
+
 // askFor requests the broadcasts first..last again, at most a span at once.
 func (s *Session) askFor(first, last uint64) {
 	last = min(last, first+proto.MaxResendSpan-1)
@@ -197,6 +246,15 @@ func (s *Session) askFor(first, last uint64) {
 }
 
 func (s *Session) pong(now time.Duration, m *proto.Pong) {
+	for i, p := range s.pings {
+		if p.at != 0 && p.id < m.ID {
+			// An older ping still unanswered when a newer one's pong comes:
+			// it or its pong was lost (the server answers every ping, in
+			// order). Pongs are what tell this client about its way up.
+			s.sawLoss(now)
+			s.pings[i].at = 0
+		}
+	}
 	for i := range s.pings {
 		if p := s.pings[i]; p.id == m.ID && p.at != 0 {
 			// The server answers at once (Held 0); it is counted all the same.

@@ -61,23 +61,30 @@ type Session struct {
 	// reports leave in one write.
 	answers []heldPing
 	pingID  uint32
+	srvPing uint32 // the newest ping ID the server sent us (they count up by one)
 	pings   [16]pingSent
 
 	askedResync time.Duration
-	lastErr     time.Duration // clock minus its target at the last Update
-	hello       []byte
-	helloAt     time.Duration
-	seq         uint32
-	pending     map[uint32]*proposal // own events not yet acknowledged, by sequence number
-	final       [sim.MaxPlayers]int64
-	finalAll    int64           // every input before this tick is final
-	bcast       uint64          // every broadcast before this one has arrived
-	got         map[uint64]bool // broadcasts at or after bcast that arrived (datagrams reorder)
-	asked       map[uint64]bool // the newest broadcast a resend request covered
-	hbSeq       uint64          // broadcasts the newest heartbeat covers
-	hbTick      uint64          // the newest heartbeat's tick
-	hbSeen      bool            // a heartbeat has arrived
-	nextHash    int64
+	// marginsFrom is when the heartbeats' margins count again after the
+	// answer to a resent proposal (see lossShadow).
+	marginsFrom time.Duration
+	// lossyUntil is when the link stops counting as lossy: until then each
+	// proposal goes twice (see lossyFor).
+	lossyUntil time.Duration
+	lastErr    time.Duration // clock minus its target at the last Update
+	hello      []byte
+	helloAt    time.Duration
+	seq        uint32
+	pending    map[uint32]*proposal // own events not yet acknowledged, by sequence number
+	final      [sim.MaxPlayers]int64
+	finalAll   int64           // every input before this tick is final
+	bcast      uint64          // every broadcast before this one has arrived
+	got        map[uint64]bool // broadcasts at or after bcast that arrived (datagrams reorder)
+	asked      map[uint64]bool // the newest broadcast a resend request covered
+	hbSeq      uint64          // broadcasts the newest heartbeat covers
+	hbTick     uint64          // the newest heartbeat's tick
+	hbSeen     bool            // a heartbeat has arrived
+	nextHash   int64
 
 	roster  proto.Roster
 	lagRing [sim.MaxPlayers]lagRing
@@ -97,6 +104,7 @@ type proposal struct {
 	ev     sim.Event
 	tick   int64         // where it stands in our history (moved when postponed)
 	sentAt time.Duration // when it was last proposed
+	resent bool          // proposed again: the first copy, or its answer, was lost
 }
 
 // entry is the proposal as the history logs it.
@@ -285,6 +293,10 @@ func (s *Session) ReceiveAt(arrival, now time.Duration, msg []byte) error {
 	}
 	switch m := m.(type) {
 	case *proto.Ping:
+		if s.srvPing != 0 && m.ID > s.srvPing+1 {
+			s.sawLoss(now) // a ping (and the heartbeat it rode with) is missing
+		}
+		s.srvPing = max(s.srvPing, m.ID)
 		switch {
 		case now-s.lastNow > answerWait:
 			// The host has stopped calling Update (a hidden page): answer

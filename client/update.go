@@ -113,6 +113,8 @@ func (s *Session) resendProposals(now time.Duration) {
 	for _, seq := range due {
 		p := s.pending[seq]
 		p.sentAt = now
+		p.resent = true
+		s.sawLoss(now)
 		s.queue(&proto.Propose{Events: []proto.Proposal{{Seq: seq, Tick: uint64(p.tick), Kind: p.ev.Kind}}})
 	}
 }
@@ -166,7 +168,16 @@ func (s *Session) Press(now time.Duration, kind sim.EventKind, queueLatency time
 	s.tl.Insert(history.TickEvent{Tick: tick, Ev: ev})
 	s.pending[s.seq] = &proposal{ev: ev, tick: tick, sentAt: now}
 	s.stats.EventsSent++
-	s.queue(&proto.Propose{Events: []proto.Proposal{{Seq: s.seq, Tick: uint64(tick), Kind: kind}}})
+	prop := &proto.Propose{Events: []proto.Proposal{{Seq: s.seq, Tick: uint64(tick), Kind: kind}}}
+	s.queue(prop)
+	if now < s.lossyUntil {
+		// On a lossy link a lost proposal is proposed again two round trips
+		// later, postponed, and seen late by everyone (issue 14): a second
+		// copy, in a datagram of its own (proto.Packer), makes that a loss
+		// of both. The server takes the first copy to arrive and lets the
+		// second go unanswered.
+		s.queue(prop)
+	}
 	if s.OnLocal != nil {
 		s.OnLocal(ev, tick, at-queueLatency) // when the key really went down
 	}

@@ -53,6 +53,7 @@ type pageState struct {
 	Round          int     `json:"round"`
 	MindReaderMs   float64 `json:"mind_reader_ms"`
 	ServerRTTMs    float64 `json:"server_rtt_ms"`
+	Transport      string  `json:"transport"`
 }
 
 func (s pageState) player(id int) (x, y float64, dir int, ok bool) {
@@ -71,8 +72,15 @@ func browserTests(t *testing.T) {
 	}
 }
 
-// browser starts headless Chromium with the flags this machine needs.
+// browser starts headless Chromium with the flags this machine needs. QUIC
+// is off: the pages use the WebSocket (browserQUIC allows WebTransport).
 func browser(t *testing.T) context.Context {
+	t.Helper()
+	return launch(t, chromedp.Flag("disable-quic", true))
+}
+
+// launch starts headless Chromium with the common flags and extra ones.
+func launch(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	exec := "/usr/bin/chromium"
 	if p := os.Getenv("CHROMIUM"); p != "" {
@@ -81,10 +89,11 @@ func browser(t *testing.T) context.Context {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exec), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("use-gl", "angle"), chromedp.Flag("use-angle", "swiftshader"), chromedp.Flag("enable-unsafe-swiftshader", true),
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(960, 600),
 	)
+	opts = append(opts, extra...)
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancel)
 	bctx, cancel2 := chromedp.NewContext(actx)

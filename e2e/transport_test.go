@@ -16,7 +16,15 @@ import (
 // the same number, as webtron serve does, and returns its address.
 func startServerWT(t *testing.T, bots int) string {
 	t.Helper()
-	s, err := server.New(server.Config{Bots: bots, DataDir: dataDir(t)})
+	return startServerWTWith(t, server.Config{Bots: bots})
+}
+
+// startServerWTWith is startServerWT with a configuration (its DataDir is
+// the test's, where a desync's dump fails the test).
+func startServerWTWith(t *testing.T, cfg server.Config) string {
+	t.Helper()
+	cfg.DataDir = dataDir(t)
+	s, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +107,11 @@ func TestTransportsThroughLossyRelay(t *testing.T) {
 	// The slack is for the machine, not the network: on two cores shared
 	// with the server, the relay, 8 players' simulations and, under `make
 	// test`, other packages' tests, a player's thread runs tens of
-	// milliseconds late now and then. On a quiet machine WebTransport's p99
-	// is within 2 ticks plus a few ms (docs/performance.md).
+	// milliseconds late now and then. The same link without loss shows the
+	// same tail (scripts/transport-compare.sh's control run); the goal
+	// itself, p99 within 2 ticks at 5 % loss, is asserted on the lab's
+	// virtual clock, where no machine intrudes
+	// (lab.TestLossLeavesLagsOnPrediction).
 	if wt.LagExcess.P99 > twoTicks+200 {
 		t.Errorf("webtransport: perceived lag p99 %.1f ms over the prediction, want within 2 ticks (%.1f ms) plus 200 ms of slack", wt.LagExcess.P99, twoTicks)
 	}

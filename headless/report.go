@@ -40,12 +40,7 @@ type Report struct {
 
 // Excess is how far measured perceived lags ran past the predicted ones
 // (each sample minus its pair's prediction at the end of the run), in ms.
-type Excess struct {
-	P50 float64 `json:"p50"` // every sample of every pair
-	P99 float64 `json:"p99"`
-	// WorstPairP99 is the largest of each pair's own p99 minus its prediction.
-	WorstPairP99 float64 `json:"worst_pair_p99"`
-}
+type Excess = stats.Excess
 
 // WelcomeSize is the size of the join snapshot message.
 type WelcomeSize struct {

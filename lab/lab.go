@@ -22,10 +22,14 @@ import (
 
 // Options describes one experiment.
 type Options struct {
-	Pings        []time.Duration // RTT of each client's link; client ids follow this order from 1
-	Jitter       time.Duration   // per message, each direction
-	Loss         float64         // 0..1, per message
-	Datagram     bool            // unreliable datagrams instead of a reliable stream
+	Pings    []time.Duration // RTT of each client's link; client ids follow this order from 1
+	Jitter   time.Duration   // per message, each direction
+	Loss     float64         // 0..1, per message
+	Datagram bool            // unreliable datagrams instead of a reliable stream
+	// Twice, with Datagram, sends each Accepted broadcast twice, as the
+	// server's WebTransport link does on a path that loses packets
+	// (server/webtransport.go): each copy is lost on its own.
+	Twice        bool
 	Charity      clock.Charity
 	CharityCap   time.Duration
 	Rule         clock.Rule
@@ -271,7 +275,12 @@ func (x *experiment) serverReceive(from vnet.NodeID, msg []byte) {
 // client ever reconnects, so a close only tells the client, which stops.
 type labTransport struct{ x *experiment }
 
-func (t labTransport) Send(c room.ConnID, b []byte) { t.x.net.Send(t.x.server, vnet.NodeID(c), b) }
+func (t labTransport) Send(c room.ConnID, b []byte) {
+	if t.x.opt.Datagram && t.x.opt.Twice && len(b) > 0 && proto.Type(b[0]) == proto.TypeAccepted {
+		t.x.net.Send(t.x.server, vnet.NodeID(c), b)
+	}
+	t.x.net.Send(t.x.server, vnet.NodeID(c), b)
+}
 
 func (t labTransport) Close(c room.ConnID, why *proto.Error) {
 	b, err := proto.Marshal(why)

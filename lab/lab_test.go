@@ -187,6 +187,38 @@ func TestNetcodeProperties(t *testing.T) {
 	}
 }
 
+// TestLossLeavesLagsOnPrediction: 8 players on one lossy datagram link
+// (80 ms RTT, 5 ms jitter, 5 % loss, as scripts/transport-compare.sh runs
+// the real thing; the server sends each Accepted twice, as on WebTransport):
+// the p99 of perceived lag over the prediction is within 2 ticks (issue
+// 14's goal), and the median of every pair within 3/4 of a tick. Before,
+// a lost proposal was proposed again two round trips later and postponed:
+// everyone saw it late (p99 23-25 ms over); and its lateness raised the
+// proposer's lead through the heartbeat's margin, so that each client's
+// lags drifted off the prediction by its own count of lost proposals (up
+// to 14 ms at the median).
+func TestLossLeavesLagsOnPrediction(t *testing.T) {
+	tick := 1000.0 / 120
+	for seed := uint64(1); seed <= 3; seed++ {
+		r := runT(t, Options{Pings: []time.Duration{80 * ms, 80 * ms, 80 * ms, 80 * ms, 80 * ms, 80 * ms, 80 * ms, 80 * ms},
+			Jitter: 5 * ms, Loss: 0.05, Datagram: true, Twice: true, Charity: clock.AutoCharity, Seed: seed})
+		if r.LagExcess.P99 > 2*tick {
+			t.Errorf("seed %d: perceived lag p99 %.1f ms over the prediction, want within 2 ticks (%.1f ms)", seed, r.LagExcess.P99, 2*tick)
+		}
+		worst := 0.0
+		for _, p := range r.Pairs {
+			if d := math.Abs(p.P50 - p.Predicted); d > worst {
+				worst = d
+			}
+			if d := p.P50 - p.Predicted; math.Abs(d) > tick*3/4 {
+				t.Errorf("seed %d: U_%d(%d) p50 %.1f ms, predicted %.1f ms: off by %.1f ms", seed, p.Viewer, p.Peer, p.P50, p.Predicted, d)
+			}
+		}
+		t.Logf("seed %d: p99 over the prediction %.1f ms; worst |p50 - predicted| %.1f ms; %d of %d events postponed",
+			seed, r.LagExcess.P99, worst, r.Postponed, r.Events)
+	}
+}
+
 // TestCorruptedClientResynced damages one client's state: the server must see
 // its hash differ, resync it, and the game goes on without further desyncs.
 func TestCorruptedClientResynced(t *testing.T) {

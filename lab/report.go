@@ -28,8 +28,10 @@ type Report struct {
 	Desyncs     int64        `json:"desyncs"`
 	Resyncs     int64        `json:"resyncs"`
 	Lost        int64        `json:"lost_events"`
-	Bandwidth   Bandwidth    `json:"bytes_per_second"`
-	Rounds      int64        `json:"rounds"`
+	// LagExcess is every perceived-lag sample minus its pair's prediction.
+	LagExcess stats.Excess `json:"lag_excess_ms"`
+	Bandwidth Bandwidth    `json:"bytes_per_second"`
+	Rounds    int64        `json:"rounds"`
 }
 
 // PlayerRow is one client: its RTT, and the lead and leniency the server gave it.
@@ -99,6 +101,7 @@ func (x *experiment) report() *Report {
 		// saw QueueLatency later: the viewer sees that much more lag.
 		extra, queue = x.dt/2+o.QueueLatency, o.QueueLatency
 	}
+	var excess []time.Duration
 	for _, p := range x.players {
 		if p.sess == nil {
 			continue
@@ -113,6 +116,12 @@ func (x *experiment) report() *Report {
 			// mind reader's extra (section 4), the same for every lab client.
 			pred := ones[peer] + ones[p.id] + (leads[p.id] + extra) - (leads[peer] + extra) + queue
 			lag := stats.Summarize2(v)
+			for _, d := range v {
+				excess = append(excess, d-pred)
+			}
+			if pp := stats.Ms(stats.Percentile(v, 0.99) - pred); len(r.Pairs) == 0 || pp > r.LagExcess.WorstPairP99 {
+				r.LagExcess.WorstPairP99 = pp
+			}
 			r.Pairs = append(r.Pairs, PairRow{Viewer: p.id, Peer: peer, Predicted: stats.Ms(pred), P50: lag.P50, P95: lag.P95, Samples: len(v)})
 		}
 	}
@@ -122,6 +131,7 @@ func (x *experiment) report() *Report {
 		}
 		return a.Peer - b.Peer
 	})
+	r.LagExcess.P50, r.LagExcess.P99 = stats.Ms(stats.Percentile(excess, 0.5)), stats.Ms(stats.Percentile(excess, 0.99))
 	r.Input = Percentiles3{P05: stats.Ms(stats.Percentile(inputs, 0.05)), P50: stats.Ms(stats.Percentile(inputs, 0.5)),
 		P95: stats.Ms(stats.Percentile(inputs, 0.95))}
 	var rb []time.Duration
@@ -179,6 +189,8 @@ func (r *Report) Print(w io.Writer) {
 	for _, p := range r.Pairs {
 		fmt.Fprintf(w, "%-6d %-6d %10.1f %10.1f %10.1f %8d\n", p.Viewer, p.Peer, p.Predicted, p.P50, p.P95, p.Samples)
 	}
+	fmt.Fprintf(w, "over predicted: p50 %.1f ms  p99 %.1f ms  worst pair's p99 %.1f ms\n",
+		r.LagExcess.P50, r.LagExcess.P99, r.LagExcess.WorstPairP99)
 	fmt.Fprintf(w, "\ninput latency ms: p05 %.1f  p50 %.1f  p95 %.1f\n", r.Input.P05, r.Input.P50, r.Input.P95)
 	fmt.Fprintf(w, "server rollback ms: p50 %.1f  p95 %.1f\n", r.Rollback.P50, r.Rollback.P95)
 	fmt.Fprintf(w, "events %d  postponed %d  refused %d  lost %d  desyncs %d  resyncs %d  rounds %d\n",

@@ -1,6 +1,7 @@
 package proto
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 )
@@ -73,11 +74,15 @@ func NextFrame(b []byte) (msg, rest []byte, err error) {
 // Packer sorts a batch of encoded messages for a WebTransport sender:
 // datagram-safe ones into as few datagrams as hold them, in order, and the
 // others (and any too large for a datagram) into one buffer for the stream.
-// The zero Packer is ready; Reset reuses its storage.
+// A message added twice in a row is a deliberate second copy (a client's
+// proposal on a lossy link): the copy starts a datagram of its own, so that
+// one lost packet does not take both. The zero Packer is ready; Reset
+// reuses its storage.
 type Packer struct {
 	Datagrams [][]byte // each at most MaxDatagram bytes of framed messages
 	Stream    []byte   // framed messages for the reliable stream
 	buf       []byte
+	last      []byte // the last message put in a datagram (in buf)
 }
 
 // Reset empties the packer, keeping its storage for the next batch. The
@@ -86,6 +91,7 @@ func (p *Packer) Reset() {
 	p.Datagrams = p.Datagrams[:0]
 	p.Stream = p.Stream[:0]
 	p.buf = p.buf[:0]
+	p.last = nil
 }
 
 // Add sorts one encoded message (its first byte is its Type).
@@ -98,11 +104,13 @@ func (p *Packer) Add(msg []byte) {
 		p.Stream = AppendFrame(p.Stream, msg)
 		return
 	}
-	// All datagrams live in buf; the last one grows while the next message fits.
-	if n := len(p.Datagrams); n > 0 && len(p.Datagrams[n-1])+size <= MaxDatagram {
+	// All datagrams live in buf; the last one grows while the next message
+	// fits, unless it is a copy of the message before it.
+	if n := len(p.Datagrams); n > 0 && len(p.Datagrams[n-1])+size <= MaxDatagram && !bytes.Equal(msg, p.last) {
 		start := len(p.buf) - len(p.Datagrams[n-1])
 		p.buf = AppendFrame(p.buf, msg)
 		p.Datagrams[n-1] = p.buf[start:len(p.buf):len(p.buf)]
+		p.last = p.buf[len(p.buf)-len(msg):]
 		return
 	}
 	start := len(p.buf)
@@ -113,4 +121,5 @@ func (p *Packer) Add(msg []byte) {
 	}
 	p.buf = AppendFrame(p.buf, msg)
 	p.Datagrams = append(p.Datagrams, p.buf[start:len(p.buf):len(p.buf)])
+	p.last = p.buf[len(p.buf)-len(msg):]
 }

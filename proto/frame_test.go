@@ -37,8 +37,8 @@ func TestPackerSortsAndFills(t *testing.T) {
 		t.Fatalf("test needs an Accepted above MaxDatagram, got %d bytes", len(big))
 	}
 	in := [][]byte{hb, ping, roster, welcome, big}
-	for range 40 { // enough small ones to need a second datagram
-		in = append(in, hb)
+	for i := range 40 { // enough small ones to need a second datagram
+		in = append(in, must(Marshal(&Heartbeat{Tick: uint64(2000 + i), Time: 5, Seq: 3, Players: make([]HeartbeatPlayer, 8)})))
 	}
 	var p Packer
 	for round := range 2 { // the second round reuses the storage
@@ -116,4 +116,25 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestPackerSplitsCopies: a message added twice in a row (a proposal sent
+// twice on a lossy link) goes in two datagrams, so that one lost packet
+// does not lose both; the messages around it still share datagrams.
+func TestPackerSplitsCopies(t *testing.T) {
+	pong := must(Marshal(&Pong{ID: 1, Time: 5}))
+	prop := must(Marshal(&Propose{Events: []Proposal{{Seq: 4, Tick: 900, Kind: sim.EvTurnLeft}}}))
+	hash := must(Marshal(&HashReport{Tick: 840, Hash: 77}))
+	var p Packer
+	for _, m := range [][]byte{pong, prop, prop, hash} {
+		p.Add(m)
+	}
+	var got [][][]byte
+	for _, d := range p.Datagrams {
+		got = append(got, unframe(t, d))
+	}
+	if len(got) != 2 || len(got[0]) != 2 || len(got[1]) != 2 ||
+		!bytes.Equal(got[0][1], prop) || !bytes.Equal(got[1][0], prop) || !bytes.Equal(got[1][1], hash) {
+		t.Fatalf("datagrams %v, want [pong prop] [prop hash]", got)
+	}
 }

@@ -42,7 +42,15 @@ func TestResentProposalAnsweredAgain(t *testing.T) {
 	logged := r.Timeline().Log.Len()
 	events := r.Stats.Events
 
+	// A lossy link's second copy, right behind the first: not answered.
 	tr.out = tr.out[:0]
+	propose(1, r.Now())
+	if len(tr.to(1)) != 0 || len(tr.to(2)) != 0 {
+		t.Fatalf("the second copy was answered: %v %v, want nothing", tr.to(1), tr.to(2))
+	}
+
+	tr.out = tr.out[:0]
+	now += 2 * copyWindow
 	propose(1, r.Now()+3) // resent, naming the tick it stands at now
 	again := tr.to(1)
 	if len(again) != 1 || !reflect.DeepEqual(again[0], acc) {

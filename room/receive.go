@@ -128,7 +128,7 @@ func (r *Room) propose(m *member, msg *proto.Propose, arrived, now time.Duration
 		switch {
 		case d.Again:
 			r.Stats.Duplicates++ // a resent proposal: the first copy counts
-			r.answerAgain(m, pr, d)
+			r.answerAgain(m, pr, d, now)
 			continue
 		case d.Status == history.Refused:
 			if d.Reason == history.ReasonDuplicate {
@@ -151,7 +151,7 @@ func (r *Room) propose(m *member, msg *proto.Propose, arrived, now time.Duration
 		}
 		r.noteEvent(history.TickEvent{Tick: d.Tick, Ev: ev}, tick, arrived)
 		// Every event of this message goes out in the next broadcast.
-		m.carried[pr.Seq%history.SeqMemory] = carried{seq: pr.Seq, bcast: r.bcastSeq, ok: true}
+		m.carried[pr.Seq%history.SeqMemory] = carried{seq: pr.Seq, bcast: r.bcastSeq, at: now, ok: true}
 		acc.Events = append(acc.Events, proto.TickEvent{Tick: uint64(d.Tick), Event: ev})
 	}
 	if len(acc.Events) > 0 {
@@ -182,19 +182,31 @@ func refuseReason(r history.Reason) proto.RefuseReason {
 type carried struct {
 	seq   uint32
 	bcast uint64
+	at    time.Duration // when it was accepted
 	ok    bool
 }
+
+// copyWindow separates a proposal's second copy from a resend: a client on
+// a lossy link sends each proposal twice at once, and the copy arrives
+// within a few milliseconds of the first; a resend waits at least two round
+// trips plus 100 ms for an answer (client.resendProposals).
+const copyWindow = 100 * time.Millisecond
 
 // answerAgain answers a resent proposal as the first one was answered: its
 // refusal again, or the broadcast that carried it (to the proposer only; on
 // a datagram link either was lost). A broadcast no longer kept is covered by
-// a resync, as for a resend request.
-func (r *Room) answerAgain(m *member, pr proto.Proposal, d history.Decision) {
+// a resync, as for a resend request. A second copy that comes right behind
+// the first (copyWindow) is not answered: the broadcast left moments ago,
+// and if it is lost the gap in the broadcasts' seq brings it again.
+func (r *Room) answerAgain(m *member, pr proto.Proposal, d history.Decision, now time.Duration) {
 	if d.Status == history.Refused {
 		r.sendMsg(m.conn, &proto.Refused{Seq: pr.Seq, Reason: refuseReason(d.Reason), Text: d.Reason.String()})
 		return
 	}
 	c := m.carried[pr.Seq%history.SeqMemory]
+	if c.ok && c.seq == pr.Seq && now-c.at < copyWindow {
+		return
+	}
 	if rb := r.recent[c.bcast%uint64(len(r.recent))]; c.ok && c.seq == pr.Seq && rb.seq == c.bcast && rb.msg != nil {
 		r.Stats.BytesOut += int64(len(rb.msg))
 		r.tr.Send(m.conn, rb.msg)

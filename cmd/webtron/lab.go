@@ -29,12 +29,13 @@ func runLab(args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	tickRate := fs.Int64("tick-rate", 120, "ticks per second")
 	datagram := fs.Bool("datagram", false, "unreliable datagrams instead of a reliable stream")
+	twice := fs.Bool("twice", false, "with --datagram, the server sends each Accepted twice (as its WebTransport link does on a lossy path)")
 	bots := fs.Int("bots", 0, "server bots in the room besides the clients")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	o := lab.Options{Seed: *seed, TickRate: *tickRate, Datagram: *datagram, Bots: *bots}
+	o := lab.Options{Seed: *seed, TickRate: *tickRate, Datagram: *datagram, Twice: *twice, Bots: *bots}
 	var err error
 	if o.Pings, err = lab.ParsePings(*ping); err != nil {
 		return err

@@ -68,3 +68,12 @@ type Bandwidth struct {
 	UpP50   float64 `json:"up_p50"`
 	DownP50 float64 `json:"down_p50"`
 }
+
+// Excess is how far measured perceived lags lie above their predictions,
+// in milliseconds (the headless swarm's and the lab's reports).
+type Excess struct {
+	P50 float64 `json:"p50"` // every sample of every pair
+	P99 float64 `json:"p99"`
+	// WorstPairP99 is the largest of each pair's own p99 minus its prediction.
+	WorstPairP99 float64 `json:"worst_pair_p99"`
+}

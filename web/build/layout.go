@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"webtron/proto"
 	"webtron/sim"
@@ -111,6 +112,8 @@ func layoutTS() []byte {
 		{"NO_TEAM", "sim.NoTeam: the team of a player not yet dealt one.", sim.NoTeam},
 		{"MAX_PLAYERS", "sim.MaxPlayers: cycle records in a frame.", sim.MaxPlayers},
 		{"FLAG_NOTICES", "Header flag: notices (chat, server errors) wait in core.notices().", view.FlagNotices},
+		{"MAX_DATAGRAM", "proto.MaxDatagram: the largest WebTransport datagram payload a peer sends.", proto.MaxDatagram},
+		{"MAX_MESSAGE", "The largest message a client accepts: proto.MaxSize of a Welcome.", int64(proto.MaxSize(proto.TypeWelcome))},
 	} {
 		if c.doc != "" {
 			fmt.Fprintf(&b, "/** %s */\n", c.doc)
@@ -124,6 +127,15 @@ func layoutTS() []byte {
 		}
 		b.WriteString("} as const;\n")
 	}
+	// The WebTransport dial packs messages as proto.Packer does: these
+	// types may go as datagrams, the others go on the stream.
+	var safe []string
+	for t := proto.Type(1); t < 255; t++ {
+		if t.DatagramSafe() {
+			safe = append(safe, fmt.Sprint(int(t)))
+		}
+	}
+	fmt.Fprintf(&b, "\n/** proto.Type values that may travel as datagrams (proto.Type.DatagramSafe). */\nexport const DATAGRAM_SAFE: readonly number[] = [%s];\n", strings.Join(safe, ", "))
 	b.WriteString("\nexport type PressKind = (typeof Press)[keyof typeof Press];\n")
 	return b.Bytes()
 }

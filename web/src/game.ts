@@ -20,6 +20,7 @@ import type { Sound } from "./hud/sound";
 import { attachKeyboard, type Command, type InputSink } from "./input/keyboard";
 import { attachTouch } from "./input/touch";
 import { wsURL } from "./net/socket";
+import type { TransportKind } from "./net/transport";
 import { clearToken, loadToken, saveToken } from "./net/token";
 import { Perf } from "./perf";
 import { Minimap } from "./render/minimap";
@@ -42,6 +43,8 @@ export class Game implements InputSink {
   readonly perf = new Perf();
   haveFrame = false;
   info: Info | null = null;
+  /** What carries the connection, once it opened (window.webtron.state().transport). */
+  transport: TransportKind | "" = "";
   private readonly hud: Hud;
   private readonly chatBox: Chat;
   private readonly debug = new Debug();
@@ -112,7 +115,9 @@ export class Game implements InputSink {
         this.hud.hideBanner();
         if (tok) saveToken(o.room, o.name, tok);
       },
-      open: () => {},
+      open: (transport) => {
+        this.transport = transport;
+      },
       closed: (reason, retry) => this.closed(reason, retry),
     });
   }
@@ -195,7 +200,7 @@ export class Game implements InputSink {
         break;
       case "debug":
         this.debug.toggle();
-        this.debug.update(this.info, this.perf, this.fps);
+        this.debug.update(this.info, this.perf, this.fps, this.transport);
         break;
       case "chat":
         this.chatBox.toggle();
@@ -249,7 +254,7 @@ export class Game implements InputSink {
       if (p.id < MAX_PLAYERS && !p.spectator) lag[p.id] = p.predictedLagMs / 1000;
     }
     this.hud.slow(info, this.haveFrame ? this.frame : null);
-    this.debug.update(info, this.perf, this.fps);
+    this.debug.update(info, this.perf, this.fps, this.transport);
   }
 
   name(id: number): string {

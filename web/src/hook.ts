@@ -39,6 +39,8 @@ export interface StateReport {
   mind_reader_ms: number;
   /** The round trip the server measures to this page (twice the published one-way latency). */
   server_rtt_ms: number;
+  /** What carries the connection: "webtransport" or "websocket" ("" before it opened). */
+  transport: string;
 }
 
 /** What the renderer drew in the last frame (teams, win zone, explosions, holes). */
@@ -67,7 +69,7 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
         tick: 0, you: -1, players: [], lags: [],
         ping_ms: info?.pingMs ?? 0, lead_ms: info?.leadMs ?? 0,
         events_sent: info?.eventsSent ?? 0, events_received: info?.eventsReceived ?? 0,
-        phase: 0, round: 0, mind_reader_ms: 0, server_rtt_ms: 0,
+        phase: 0, round: 0, mind_reader_ms: 0, server_rtt_ms: 0, transport: game?.transport ?? "",
       };
       if (!game || !game.haveFrame) return out;
       const f = game.frame;

@@ -44,8 +44,11 @@ function requestFromURL(): JoinRequest | null {
 function roomURL(r: JoinRequest): string {
   const q = new URLSearchParams({ room: r.room, name: r.name });
   if (r.spectate) q.set("spectate", "1");
-  const mr = new URLSearchParams(location.search).get("mindreader");
-  if (mr !== null) q.set("mindreader", mr);
+  // Settings for testing stay with the room's URL (a reload keeps them).
+  for (const k of ["mindreader", "transport"]) {
+    const v = new URLSearchParams(location.search).get(k);
+    if (v !== null) q.set(k, v);
+  }
   return `/?${q}`;
 }
 

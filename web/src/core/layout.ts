@@ -17,6 +17,10 @@ export const NO_TEAM = 255;
 export const MAX_PLAYERS = 32;
 /** Header flag: notices (chat, server errors) wait in core.notices(). */
 export const FLAG_NOTICES = 1;
+/** proto.MaxDatagram: the largest WebTransport datagram payload a peer sends. */
+export const MAX_DATAGRAM = 1100;
+/** The largest message a client accepts: proto.MaxSize of a Welcome. */
+export const MAX_MESSAGE = 0x116c2f;
 
 /** Header word offsets. */
 export const H = {
@@ -157,5 +161,8 @@ export const Close = {
   Shutdown: 10,
   AddrLimit: 11,
 } as const;
+
+/** proto.Type values that may travel as datagrams (proto.Type.DatagramSafe). */
+export const DATAGRAM_SAFE: readonly number[] = [3, 4, 5, 6, 7, 8, 9, 11, 15];
 
 export type PressKind = (typeof Press)[keyof typeof Press];

@@ -5,12 +5,14 @@
 // answer, and the answer's buffer is handed back with the next request
 // (transferred both ways, never copied), so a frame makes no garbage beyond
 // the two small message objects.
+import type { TransportChoice, TransportKind } from "../net/transport";
 import type { PressKind } from "./layout";
 
 /** What the page asks of the worker. */
 export type ToWorker =
-  /** Join a room; gen numbers the join, and the worker's news about it carries the same number. */
-  | { t: "start"; opts: StartOptions; url: string; gen: number }
+  /** Join a room; gen numbers the join, and the worker's news about it carries the same number.
+   * transport is the page's ?transport= (src/net/transport.ts). */
+  | { t: "start"; opts: StartOptions; url: string; transport: TransportChoice; gen: number }
   /** Advance to now and answer with a frame; buf is a spare buffer to fill (or null). */
   | { t: "frame"; buf: ArrayBuffer | null }
   /** A key press; at is when the key went down, in ms since the Unix epoch (performance.timeOrigin + event.timeStamp). */
@@ -42,7 +44,8 @@ export type News = { gen: number } & (
   | { t: "notices"; list: Notice[] }
   /** The session was welcomed; token resumes the player after a reload. */
   | { t: "welcome"; token: Uint8Array | null }
-  | { t: "open" }
+  /** The connection opened, over this transport. */
+  | { t: "open"; transport: TransportKind }
   | { t: "closed"; reason: string; retryInMs: number | null }
 );
 

@@ -1,6 +1,7 @@
 // Remote: the page's handle on the core's worker (src/worker/main.ts). The
 // worker is started with the page, so the 3 MB core loads while the player
 // reads the lobby; one worker serves every room the page joins in turn.
+import { type TransportKind, transportChoice } from "../net/transport";
 import type { PressKind } from "./layout";
 import type { FromWorker, Notice, StartOptions, ToWorker } from "./messages";
 
@@ -11,7 +12,7 @@ export interface RemoteHandlers {
   info(json: string): void;
   notices(list: Notice[]): void;
   welcome(token: Uint8Array | null): void;
-  open(): void;
+  open(transport: TransportKind): void;
   closed(reason: string, retryInMs: number | null): void;
 }
 
@@ -42,7 +43,7 @@ export class Remote {
   start(opts: StartOptions, url: string, h: RemoteHandlers): void {
     this.h = h;
     this.gen++;
-    this.post({ t: "start", opts, url, gen: this.gen });
+    this.post({ t: "start", opts, url, transport: transportChoice(location.search), gen: this.gen });
   }
 
   stop(): void {
@@ -111,7 +112,7 @@ export class Remote {
         h.welcome(m.token);
         break;
       case "open":
-        h.open();
+        h.open(m.transport);
         break;
       case "closed":
         h.closed(m.reason, m.retryInMs);

@@ -15,14 +15,14 @@ export class Debug {
     this.box.hidden = !this.box.hidden;
   }
 
-  update(info: Info | null, perf: Perf, fps: number): void {
+  update(info: Info | null, perf: Perf, fps: number, transport: string): void {
     if (this.box.hidden || !info) return;
     const r = perf.report();
     const f1 = (x: number) => x.toFixed(1);
     const lines = [
       `tick ${info.tick} @ ${info.tickRate} Hz   fps ${f1(fps)}`,
       `update ms p50 ${f1(r.update_ms.p50)} p99 ${f1(r.update_ms.p99)}   render ms p50 ${f1(r.render_ms.p50)} p99 ${f1(r.render_ms.p99)}`,
-      `ping ${f1(info.pingMs)}  lead ${f1(info.leadMs)}  charity ${info.charityMode} ${f1(info.charityMs)}`,
+      `${transport || "connecting"}  ping ${f1(info.pingMs)}  lead ${f1(info.leadMs)}  charity ${info.charityMode} ${f1(info.charityMs)}`,
       `rollbacks ${info.rollbacks}  last depth ${info.lastRollbackDepth} ticks  postponed ${info.postponed}`,
       `events sent ${info.eventsSent}  received ${info.eventsReceived}`,
       "",

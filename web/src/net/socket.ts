@@ -1,10 +1,10 @@
 // Connection: the game's link to the server over a Transport, reopened by
 // itself with backoff.
-import { type Dial, type Transport, dialWebSocket } from "./transport";
+import { type Dial, type Transport, type TransportKind, dialWebSocket } from "./transport";
 
 export interface ConnectionHandlers {
   /** The transport is open: send the Hello. */
-  open(): void;
+  open(kind: TransportKind): void;
   message(data: Uint8Array, arrivedMs: number): void;
   /** The transport closed; retryInMs is null when it will not reopen by itself. */
   closed(reason: string, retryInMs: number | null): void;
@@ -38,9 +38,9 @@ export class Connection {
     clearTimeout(this.timer);
     this.detach();
     const tr = this.dial(this.url, {
-      open: () => {
+      open: (kind) => {
         this.openedAt = performance.now();
-        this.h.open();
+        this.h.open(kind);
       },
       message: (data, arrivedMs) => this.h.message(data, arrivedMs),
       closed: (reason) => {

@@ -14,6 +14,7 @@ import { drainNotices, type Core, loadCore } from "../core/core";
 import { Close, Msg } from "../core/layout";
 import type { FromWorker, StartOptions, ToWorker } from "../core/messages";
 import { Connection } from "../net/socket";
+import { type TransportChoice, type TransportKind, dialAuto } from "../net/transport";
 
 /** The parts of DedicatedWorkerGlobalScope used here (the DOM typings describe a window). */
 interface WorkerScope {
@@ -46,7 +47,7 @@ class CoreWorker {
     switch (m.t) {
       case "start":
         this.gen = m.gen;
-        this.start(m.opts, m.url);
+        this.start(m.opts, m.url, m.transport);
         break;
       case "frame":
         this.frame(m.buf);
@@ -76,17 +77,21 @@ class CoreWorker {
     }
   }
 
-  private start(opts: StartOptions, url: string): void {
+  private start(opts: StartOptions, url: string, transport: TransportChoice): void {
     this.stop();
     this.opts = opts;
-    this.conn = new Connection(url, {
-      open: () => this.opened(),
-      message: (data, arrivedMs) => this.received(data, arrivedMs),
-      closed: (reason, retryInMs) => {
-        this.open = false;
-        scope.postMessage({ t: "closed", reason, retryInMs, gen: this.gen });
+    this.conn = new Connection(
+      url,
+      {
+        open: (kind) => this.opened(kind),
+        message: (data, arrivedMs) => this.received(data, arrivedMs),
+        closed: (reason, retryInMs) => {
+          this.open = false;
+          scope.postMessage({ t: "closed", reason, retryInMs, gen: this.gen });
+        },
       },
-    });
+      dialAuto(transport),
+    );
     this.conn.connect();
     this.infoTimer = setInterval(() => this.info(), INFO_EVERY_MS) as unknown as number;
   }
@@ -99,7 +104,7 @@ class CoreWorker {
   }
 
   /** opened starts a new session for the new connection: a reconnect resumes the player with the token. */
-  private opened(): void {
+  private opened(kind: TransportKind): void {
     if (!this.opts) return;
     this.open = true;
     this.welcomed = false;
@@ -107,7 +112,7 @@ class CoreWorker {
     const hello = this.core.hello(performance.now());
     if (hello) this.conn?.send(hello);
     this.flush();
-    scope.postMessage({ t: "open", gen: this.gen });
+    scope.postMessage({ t: "open", transport: kind, gen: this.gen });
   }
 
   private received(data: Uint8Array, arrivedMs: number): void {
