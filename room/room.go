@@ -270,6 +270,40 @@ func (r *Room) Now() int64 { return r.auth.Now() }
 // whose phase would be wherever the host's goroutine happened to start.
 func (r *Room) NextTick() time.Duration { return r.epoch + time.Duration(r.auth.Now()+1)*r.dt }
 
+// NextDue returns the time by which the room must run Tick again of its own
+// accord, with no message in between. With bots seated it is the next tick:
+// they decide at every tick and their inputs go out at once. Without bots
+// a tick changes nothing anyone sees until the next heartbeat, lead
+// recomputation, roster or held pong, so a room may sleep until the first of
+// those and run the ticks in between then; a message that comes meanwhile
+// must find the room caught up (Tick first), and so it judges every input
+// against the tick it arrives in as before.
+func (r *Room) NextDue() time.Duration {
+	next := r.NextTick()
+	if r.Bots() > 0 {
+		return next
+	}
+	every := r.cfg.QuietHeartbeat
+	if r.inputsSinceHeartbeat() {
+		every = r.cfg.Heartbeat
+	}
+	due := min(r.lastHB+every, r.lastPolicy+r.cfg.Ping)
+	if r.rttMoved {
+		due = next
+	}
+	if r.rosterDirty {
+		due = min(due, r.lastRoster+rosterEvery)
+	}
+	if len(r.pongs) > 0 {
+		due = min(due, r.pongs[0].arrived+maxPongHold)
+	}
+	// The first tick at or after due: Tick acts on the ticks it runs.
+	if due <= next {
+		return next
+	}
+	return next + (due-next+r.dt-1)/r.dt*r.dt
+}
+
 // TickDuration returns the length of one tick.
 func (r *Room) TickDuration() time.Duration { return r.dt }
 

@@ -2,6 +2,7 @@ package room
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -163,3 +164,74 @@ func TestBotNamesUnique(t *testing.T) {
 		seen[strings.ToLower(n)] = p
 	}
 }
+
+// TestNextDue: a room without bots ticked only at NextDue (and before each
+// message) sends exactly what a room ticked at every tick sends, at the same
+// times; with bots NextDue is the next tick.
+func TestNextDue(t *testing.T) {
+	type sent struct {
+		at time.Duration
+		b  string
+	}
+	record := func(out *[]sent, now *time.Duration) Transport {
+		return sendFunc(func(_ ConnID, b []byte) { *out = append(*out, sent{*now, string(b)}) })
+	}
+	var every, due []sent
+	var nowA, nowB time.Duration
+	a, err := New("a", Config{Seed: 3}, 0, record(&every, &nowA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New("b", Config{Seed: 3}, 0, record(&due, &nowB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello(t, a, 1, &proto.Hello{Name: "p"}, 0)
+	hello(t, b, 1, &proto.Hello{Name: "p"}, 0)
+	wakes := 0
+	for nowA = a.NextTick(); nowA < 10*time.Second; nowA = a.NextTick() {
+		// A message now and then (a ping), which wakes b whatever it is due.
+		msg := a.Now()%97 == 0
+		if err := a.Tick(nowA); err != nil {
+			t.Fatal(err)
+		}
+		if msg {
+			a.Receive(1, &proto.Ping{ID: uint32(a.Now())}, nowA)
+		}
+		if nowA >= b.NextDue() || msg {
+			nowB = nowA
+			wakes++
+			if err := b.Tick(nowB); err != nil {
+				t.Fatal(err)
+			}
+			if msg {
+				b.Receive(1, &proto.Ping{ID: uint32(b.Now())}, nowB)
+			}
+		}
+	}
+	// The welcome carries a random reconnect token: compare what follows.
+	if len(every) == 0 || len(every) != len(due) || !slices.Equal(every[1:], due[1:]) {
+		for i := range min(len(every), len(due)) {
+			if every[i] != due[i] {
+				ma, _ := proto.Decode([]byte(every[i].b))
+				mb, _ := proto.Decode([]byte(due[i].b))
+				t.Logf("message %d: at %v %+v, at NextDue: at %v %+v", i, every[i].at, ma, due[i].at, mb)
+			}
+		}
+		t.Fatalf("ticked at every tick the room sent %d messages, at NextDue %d; they differ", len(every), len(due))
+	}
+	if wakes > 10*20 {
+		t.Fatalf("%d wake-ups in 10 s without bots, want at most 200", wakes)
+	}
+	t.Logf("%d messages, %d wake-ups in 10 s", len(every), wakes)
+	bots, _ := newTestRoom(t, Config{Bots: 2, Seats: 2})
+	if bots.NextDue() != bots.NextTick() {
+		t.Fatalf("with bots NextDue %v, want the next tick %v", bots.NextDue(), bots.NextTick())
+	}
+}
+
+// sendFunc is a Transport that hands each message to a function.
+type sendFunc func(ConnID, []byte)
+
+func (f sendFunc) Send(c ConnID, b []byte)  { f(c, b) }
+func (sendFunc) Close(ConnID, *proto.Error) {}

@@ -57,7 +57,7 @@ func (r *Room) Tick(now time.Duration) error {
 	} else if len(r.pongs) > 0 && now-r.pongs[0].arrived >= maxPongHold {
 		r.sendPongs(now)
 	}
-	if r.rosterDirty && now-r.lastRoster >= 250*time.Millisecond || hb && now-r.lastRoster >= 2*time.Second {
+	if r.rosterDirty && now-r.lastRoster >= rosterEvery || hb && now-r.lastRoster >= 2*time.Second {
 		r.lastRoster = now
 		r.rosterDirty = false
 		r.rosterRev++
@@ -66,6 +66,9 @@ func (r *Room) Tick(now time.Duration) error {
 	}
 	return nil
 }
+
+// rosterEvery spaces the rosters a room sends when its players change.
+const rosterEvery = 250 * time.Millisecond
 
 // botsDecide lets every bot look at the present and inserts its inputs there:
 // bots sit at the server, with no latency and no leniency.

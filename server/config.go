@@ -4,8 +4,9 @@
 // for every round, and the operating endpoints (/healthz, /api/rooms,
 // /metrics).
 //
-// Each room goroutine owns its room.Room: a time.Ticker at the tick rate
-// calls Tick, and decoded messages arrive on a buffered channel and are
+// Each room goroutine owns its room.Room: a timer set to the room's next
+// wake-up (every second tick by default, Config.WakeTicks) calls Tick, which
+// runs every tick due, and decoded messages arrive on a buffered channel and are
 // handled as they come. Each connection has a reader (the HTTP handler's
 // goroutine) and a writer goroutine; the room only ever appends to the
 // writer's queue without blocking, and drops the connection when it is full.
@@ -29,7 +30,11 @@ import (
 
 // Config is the server's configuration. Zero fields take the defaults noted.
 type Config struct {
-	TickRate   int64        // ticks per second (120)
+	TickRate int64 // ticks per second (120)
+	// WakeTicks is how many ticks a room runs per wake-up of its goroutine
+	// when no message wakes it sooner (2; see roomHost.untilWake): 1 wakes
+	// it for every tick.
+	WakeTicks  int64
 	Policy     clock.Policy // ping charity: mode, cap and rule
 	Bots       int          // bots per room, filling seats humans leave free (0: none)
 	Seats      int          // cycles per room (8)
@@ -103,6 +108,9 @@ func (c *Config) Defaults() error {
 	if c.Seats == 0 {
 		c.Seats = 8
 	}
+	if c.WakeTicks == 0 {
+		c.WakeTicks = 2
+	}
 	if c.MaxRooms == 0 {
 		c.MaxRooms = 100
 	}
@@ -150,6 +158,8 @@ func (c *Config) Defaults() error {
 	switch {
 	case c.TickRate < 1 || c.TickRate > proto.MaxTickRate:
 		return fmt.Errorf("%w: tick rate %d outside 1..%d", ErrConfig, c.TickRate, proto.MaxTickRate)
+	case c.WakeTicks < 1 || c.WakeTicks > c.TickRate:
+		return fmt.Errorf("%w: wake ticks %d outside 1..tick rate (%d)", ErrConfig, c.WakeTicks, c.TickRate)
 	case c.Seats < 1 || c.Seats > sim.MaxPlayers:
 		return fmt.Errorf("%w: seats %d outside 1..%d", ErrConfig, c.Seats, sim.MaxPlayers)
 	case c.Bots < 0 || c.Bots > c.Seats:

@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"webtron/cluster"
 	"webtron/history"
 	"webtron/proto"
@@ -72,12 +74,18 @@ type roomHost struct {
 	empty    time.Duration // when the room became empty, or -1
 	lastIdle time.Duration
 	lastDump time.Duration // newest desync dump: one per dumpEvery at most
+	wakeAt   time.Duration // when the timer is due: the tick the room sleeps until
+
+	// The room's labelled counters, looked up once rather than every tick.
+	accepted, postponed, refused, resent prometheus.Counter
 }
 
-// teams describes the room's teams from its state; it allocates only when
-// they changed since the last tick.
+// teams describes the room's teams from its confirmed state, as the roster
+// shows scores (the predicted present of a room without bots is simulated
+// only when read: reading it at every wake-up would double the room's
+// simulation); it allocates only when they changed since the last tick.
 func (h *roomHost) teams() cluster.RoomTeams {
-	s := h.room.State()
+	s := h.room.Timeline().Confirmed()
 	set, _ := s.Rules()
 	var byTeam [sim.MaxPlayers]cluster.TeamInfo
 	for i := range sim.MaxPlayers {
@@ -136,6 +144,9 @@ func newRoomHost(s *Server, name string, seed uint64) (*roomHost, error) {
 	h := &roomHost{srv: s, name: name, inbox: make(chan inbound, 1024), later: make(chan inbound, laterCap), stop: make(chan struct{}),
 		done: make(chan struct{}), conns: map[room.ConnID]*conn{}, empty: -1}
 	h.pop.Store(&counts{})
+	m := s.metrics
+	h.accepted, h.postponed, h.refused = m.events.WithLabelValues("accepted"), m.events.WithLabelValues("postponed"), m.events.WithLabelValues("refused")
+	h.resent = m.datagrams.WithLabelValues("resent")
 	cfg := s.roomConfig(seed)
 	cfg.OnRound = h.onRound
 	cfg.OnDesync = h.onDesync
@@ -189,17 +200,23 @@ func (h *roomHost) flush() {
 // through the inbox, output goes to non-blocking queues.
 func (h *roomHost) run() {
 	defer close(h.done)
-	t := time.NewTimer(h.untilTick())
+	t := time.NewTimer(h.untilWake())
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
 			h.drainLater()
-			if !h.tick() {
+			if !h.tick(true) {
 				return
 			}
-			t.Reset(h.untilTick())
+			t.Reset(h.untilWake())
 		case in := <-h.inbox:
+			// A room that sleeps over several ticks first catches up with
+			// the present, so that a proposal is judged against the tick
+			// it arrives in, as if the room had woken for every tick.
+			if h.sleepy() && h.room.NextTick() <= h.srv.now() && !h.tick(false) {
+				return
+			}
 			h.drain(in)
 		case <-h.stop:
 			h.shutdown()
@@ -208,10 +225,45 @@ func (h *roomHost) run() {
 	}
 }
 
-// untilTick is how long the room may sleep: until its next tick is due, in
-// phase with the tick times the room measures its lateness against.
-func (h *roomHost) untilTick() time.Duration {
-	return max(h.room.NextTick()-h.srv.now(), 0)
+// untilWake is how long the room may sleep: until its next tick is due, in
+// phase with the tick times the room measures its lateness against, or, with
+// Config.WakeTicks above one, until the next tick whose number is a multiple
+// of it; that wake-up runs every tick due since the last one. Each wake-up of
+// a goroutine costs the process more CPU than a tick of an 8-player room
+// (docs/performance.md, CPU per room: 11-32 % less CPU at half the tick
+// rate, on average over three series of runs); the price is that a bot's input
+// decided at a tick the room slept through goes out up to WakeTicks-1 ticks
+// late. Urgent messages wake the room whenever they come.
+//
+// A room without bots sleeps longer: until room.NextDue (its next heartbeat,
+// lead recomputation, roster or held pong), at most maxQuietSleep, which
+// bounds how long a chat line or a hash report waits. Such a room wakes
+// 10-15 times a second instead of 120 (TestRoomWakesEveryWakeTicks).
+func (h *roomHost) untilWake() time.Duration {
+	now := h.srv.now()
+	next := h.room.NextTick()
+	if due := h.room.NextDue(); due > next {
+		dt := h.room.TickDuration()
+		next = min(due, next+(max(now+maxQuietSleep-next, 0))/dt*dt)
+	} else if k := h.srv.cfg.WakeTicks; k > 1 {
+		dt := h.room.TickDuration()
+		n := h.room.Now() + 1 // the tick NextTick is the time of
+		next += time.Duration((k-n%k)%k) * dt
+	}
+	h.wakeAt = next
+	return max(next-now, 0)
+}
+
+// maxQuietSleep bounds the sleep of a room without bots: the messages that
+// wait for the room's next wake-up (deferrable) wait at most that long.
+const maxQuietSleep = 100 * time.Millisecond
+
+// sleepy reports whether the room may sleep through ticks that are due, so
+// that a message must first catch it up: with several ticks per wake-up, or
+// without bots. A room woken for every tick runs them on its timer alone,
+// where their lateness is measured.
+func (h *roomHost) sleepy() bool {
+	return h.srv.cfg.WakeTicks > 1 || h.room.Bots() == 0
 }
 
 // drain handles in and whatever else has arrived, then sends: under load
@@ -304,8 +356,10 @@ func (h *roomHost) settle(now time.Duration) {
 
 // tick advances the room, records its numbers, closes silent connections and
 // reclaims the room once it has been empty long enough. It returns false
-// when the room is gone.
-func (h *roomHost) tick() bool {
+// when the room is gone. woke says the room's timer called it, whose
+// lateness it measures: the tick the room slept until, not the first of the
+// ticks it ran (those before it were never meant to run on time).
+func (h *roomHost) tick(woke bool) bool {
 	m := h.srv.metrics
 	start := time.Now()
 	now := h.srv.now()
@@ -314,19 +368,28 @@ func (h *roomHost) tick() bool {
 		h.srv.log.Error("server: room tick failed", "room", h.name, "err", err)
 	}
 	m.tickDuration.Observe(time.Since(start).Seconds())
-	if h.room.Now() > before {
-		m.tickLateness.Observe(max(h.room.Stats.TickLateness, 0).Seconds())
+	if woke && h.room.Now() > before {
+		late := h.room.Stats.TickLateness
+		if h.sleepy() {
+			late = now - h.wakeAt
+		}
+		m.tickLateness.Observe(max(late, 0).Seconds())
 	}
 	st := &h.room.Stats
 	for _, d := range st.RollbackTicks {
 		m.rollback.Observe(float64(d))
 	}
 	st.RollbackTicks = st.RollbackTicks[:0]
-	m.events.WithLabelValues("accepted").Add(float64(st.Events - h.last.Events))
-	m.events.WithLabelValues("postponed").Add(float64(st.Postponed - h.last.Postponed))
-	m.events.WithLabelValues("refused").Add(float64(st.Refused - h.last.Refused))
-	m.desyncs.Add(float64(st.Desyncs - h.last.Desyncs))
-	m.datagrams.WithLabelValues("resent").Add(float64(st.Resent - h.last.Resent))
+	add := func(c prometheus.Counter, n, was int64) {
+		if n != was {
+			c.Add(float64(n - was))
+		}
+	}
+	add(h.accepted, st.Events, h.last.Events)
+	add(h.postponed, st.Postponed, h.last.Postponed)
+	add(h.refused, st.Refused, h.last.Refused)
+	add(m.desyncs, st.Desyncs, h.last.Desyncs)
+	add(h.resent, st.Resent, h.last.Resent)
 	h.last = *st
 	h.settle(now)
 

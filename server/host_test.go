@@ -2,9 +2,12 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
 
 	"webtron/proto"
 	"webtron/room"
@@ -147,4 +150,52 @@ func TestSlowReaderIsDropped(t *testing.T) {
 		leave(s, fast)
 		shutdown(t, s)
 	})
+}
+
+// TestRoomWakesEveryWakeTicks: a room whose goroutine runs WakeTicks ticks
+// per wake-up wakes that much less often, a room without bots 10-15 times a
+// second (maxQuietSleep, heartbeats, leads), and a message that wakes either
+// in between finds it caught up with the present tick.
+func TestRoomWakesEveryWakeTicks(t *testing.T) {
+	for _, tc := range []struct {
+		bots     int
+		k        int64
+		min, max uint64 // wake-ups in a second
+	}{{1, 1, 119, 121}, {1, 3, 39, 41}, {0, 1, 5, 16}, {0, 2, 5, 16}} {
+		t.Run(fmt.Sprintf("bots=%d/wake-ticks=%d", tc.bots, tc.k), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newBareServer(t, func(cfg *Config) { cfg.Bots = tc.bots; cfg.WakeTicks = tc.k })
+				c := join(t, s, "r", "alice")
+				stop := make(chan struct{})
+				drain(c, stop)
+				wakes := func() uint64 {
+					var d dto.Metric
+					if err := s.metrics.tickLateness.Write(&d); err != nil {
+						t.Fatal(err)
+					}
+					return d.GetHistogram().GetSampleCount()
+				}
+				time.Sleep(time.Second)
+				synctest.Wait()
+				before := wakes()
+				time.Sleep(time.Second)
+				synctest.Wait()
+				if n := wakes() - before; n < tc.min || n > tc.max {
+					t.Errorf("%d wake-ups in a second, want %d-%d", n, tc.min, tc.max)
+				}
+				// Messages at every third of a tick: the room has run every
+				// tick due when it handles them.
+				for i := range 9 {
+					time.Sleep(time.Second/time.Duration(s.cfg.TickRate)/3 + time.Duration(i)*time.Microsecond)
+					s.inspect(t, "r", func(r *room.Room) {
+						if now := s.now(); now < r.NextTick()-r.TickDuration() || now >= r.NextTick() {
+							t.Errorf("at %v the room is at tick %d, next due at %v: not caught up", now, r.Now(), r.NextTick())
+						}
+					})
+				}
+				close(stop)
+				shutdown(t, s)
+			})
+		})
+	}
 }

@@ -12,20 +12,7 @@ package sim
 // and dies against the wall once its rubber is used up. Two cycles that get
 // to the same point at the same instant, or meet head-on, both die.
 func (s *State) crossMoves() {
-	s.crossings = s.crossings[:0]
-	for a := range s.moves {
-		if !s.moves[a].active {
-			continue
-		}
-		for b := a + 1; b < len(s.moves); b++ {
-			if !s.moves[b].active {
-				continue
-			}
-			if x, ok := s.cross(a, b); ok {
-				s.crossings = append(s.crossings, x)
-			}
-		}
-	}
+	s.findCrossings()
 	xs := s.crossings
 	for i := 1; i < len(xs); i++ {
 		for j := i; j > 0 && xs[j].N*xs[j-1].D < xs[j-1].N*xs[j].D; j-- {
@@ -51,6 +38,34 @@ func (s *State) crossMoves() {
 	}
 }
 
+// findCrossings lists in s.crossings where this tick's moves cut each other,
+// pair by pair in seat order.
+func (s *State) findCrossings() {
+	s.crossings = s.crossings[:0]
+	// The pairs in the same order as over all seats, but only the moving
+	// ones (a round seats 8 of 32), and only those whose moves' boxes meet:
+	// a crossing lies on both moves.
+	var act [MaxPlayers]int
+	n := 0
+	for a := range s.moves {
+		if s.moves[a].active {
+			act[n] = a
+			n++
+		}
+	}
+	for i, a := range act[:n] {
+		ma := &s.moves[a]
+		for _, b := range act[i+1 : n] {
+			if !ma.meets(&s.moves[b]) {
+				continue
+			}
+			if x, ok := s.cross(a, b); ok {
+				s.crossings = append(s.crossings, x)
+			}
+		}
+	}
+}
+
 // brake holds cycle a back from the wall that another cycle laid at (x, y)
 // earlier in this tick, with rubber, or stops it there dead.
 func (s *State) brake(a int, m *move, x, y int64) {
@@ -63,6 +78,12 @@ func (s *State) brake(a int, m *move, x, y int64) {
 	}
 	fx, fy := sign(x-m.X0), sign(y-m.Y0)
 	m.X1, m.Y1, m.Len = m.X0+fx*travel, m.Y0+fy*travel, travel
+}
+
+// meets reports whether the boxes of two moves touch.
+func (m *move) meets(o *move) bool {
+	return max(m.X0, m.X1) >= min(o.X0, o.X1) && max(o.X0, o.X1) >= min(m.X0, m.X1) &&
+		max(m.Y0, m.Y1) >= min(o.Y0, o.Y1) && max(o.Y0, o.Y1) >= min(m.Y0, m.Y1)
 }
 
 // reaches reports whether (x,y) lies on the move (as truncated so far).

@@ -1,0 +1,149 @@
+package sim
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestGoldenQueries: the pruned searches the step uses find exactly what the
+// straightforward ones find, in the same order, over random worlds: the
+// golden hashes only cover the situations the recorded games happen to reach.
+func TestGoldenQueries(t *testing.T) {
+	t.Run("walls", func(t *testing.T) {
+		for _, walls := range []int{50, 2000} {
+			s := queryWorld(t, walls)
+			a := s.Arena()
+			rng := uint64(walls)
+			hits := 0
+			for range 5000 {
+				rng = splitmix(rng)
+				// Near the walls: a point on a random wall, moved up to 8 m.
+				ws := s.RoundWalls()
+				w := ws[rng%uint64(len(ws))]
+				x := min(max(w.X1+int64(rng>>10%16)*Meter/2-4*Meter, 0), a)
+				y := min(max(w.Y1+int64(rng>>20%16)*Meter/2-4*Meter, 0), a)
+				dir, self := uint8(rng>>30&3), int(rng>>32%8)
+				l, r := s.sensors(x, y, dir, self)
+				bl, br := bruteSensors(s, x, y, dir, self)
+				if l != bl || r != br {
+					t.Fatalf("sensors at (%d, %d) dir %d: %+v %+v, every wall: %+v %+v", x, y, dir, l, r, bl, br)
+				}
+				rg := int64(rng>>40%20+1) * Meter
+				if got, want := s.ray(x, y, dir, rg, self), bruteRay(s, x, y, dir, rg, self); got != want {
+					t.Fatalf("ray from (%d, %d) dir %d range %d: %+v, every wall: %+v", x, y, dir, rg, got, want)
+				}
+				if l.gap != noHit && l.owner >= 0 {
+					hits++
+				}
+			}
+			if hits < 250 {
+				t.Fatalf("%d walls: only %d sensor hits on walls: the test does not exercise the search", walls, hits)
+			}
+		}
+	})
+	t.Run("crossings", func(t *testing.T) {
+		s := playing(t, testConfig(), MaxPlayers)
+		rng := uint64(7)
+		found := 0
+		for round := range 2000 {
+			// Moves packed into a few metres so that many of them meet; some
+			// seats idle, some moves of length zero.
+			for i := range s.moves {
+				rng = splitmix(rng)
+				c := &s.c.Cycles[i]
+				c.Dir = uint8(rng & 3)
+				x0, y0 := int64(rng>>8%6)*Meter/2, int64(rng>>16%6)*Meter/2
+				l := int64(rng>>24%5) * Meter / 2
+				fx, fy, _, _ := frame(c.Dir)
+				s.moves[i] = move{X0: x0, Y0: y0, X1: x0 + fx*l, Y1: y0 + fy*l, Len: l, active: rng>>40%4 != 0}
+			}
+			var want []crossing
+			for a := range s.moves {
+				for b := a + 1; b < len(s.moves); b++ {
+					if s.moves[a].active && s.moves[b].active {
+						if x, ok := s.cross(a, b); ok {
+							want = append(want, x)
+						}
+					}
+				}
+			}
+			s.findCrossings()
+			if !slices.Equal(s.crossings, want) {
+				t.Fatalf("world %d: found %v, all pairs find %v", round, s.crossings, want)
+			}
+			found += len(want)
+		}
+		if found < 2000 {
+			t.Fatalf("only %d crossings in 2000 worlds: the test does not exercise the search", found)
+		}
+	})
+}
+
+// queryWorld is a round in play with 8 cycles spread over the arena, moving,
+// and about `walls` random walls of theirs (some blown open by explosions
+// when cycles die).
+func queryWorld(t testing.TB, walls int) *State {
+	s := playing(t, testConfig(), 8)
+	rng := uint64(walls)
+	a := s.Arena()
+	for s.WallCount() < walls {
+		rng = splitmix(rng)
+		x, y := int64(rng%uint64(a-2*Meter))+Meter, int64((rng>>20)%uint64(a-2*Meter))+Meter
+		l := int64((rng>>40)%30+2) * Meter
+		w := Wall{X1: x, Y1: y, X2: min(x+l, a-Meter), Y2: y, Owner: uint8(rng % 8), T1: s.c.Tick, T2: s.c.Tick}
+		if rng&(1<<63) != 0 {
+			w.X2, w.Y2 = x, min(y+l, a-Meter)
+		}
+		s.addWall(w)
+	}
+	for range 30 {
+		s.Step(nil)
+	}
+	return s
+}
+
+// bruteSensors is State.sensors over every wall of the round, in the order
+// they were laid, without the grid.
+func bruteSensors(s *State, x, y int64, dir uint8, self int) (left, right hit) {
+	fx, fy, lx, ly := frame(dir)
+	pf, pl := x*fx+y*fy, x*lx+y*ly
+	near := s.cfg.WallNear
+	left, right = hit{gap: noHit, owner: OwnerRim}, hit{gap: noHit, owner: OwnerRim}
+	back := s.rimGap(x, y, dir+2)
+	for k, side := range [2]*hit{&left, &right} {
+		across := s.rimGap(x, y, dir+1+2*uint8(k))
+		if t := min(back, across); t > 0 && t <= near {
+			*side = hit{gap: t, owner: OwnerRim, perp: back < across}
+		}
+	}
+	ws := s.RoundWalls()
+	for i := range ws {
+		s.sense(&ws[i], fx, fy, lx, ly, pf, pl, self, &left, &right)
+	}
+	for i := range s.c.Cycles {
+		if c := &s.c.Cycles[i]; c.Alive && i != self {
+			w := c.openWall(i, s.c.Tick)
+			s.sense(&w, fx, fy, lx, ly, pf, pl, self, &left, &right)
+		}
+	}
+	return left, right
+}
+
+// bruteRay is State.ray over every wall of the round, without the grid.
+func bruteRay(s *State, x, y int64, dir uint8, rng int64, self int) hit {
+	best := hit{gap: s.rimGap(x, y, dir), owner: OwnerRim, perp: true}
+	if best.gap > rng {
+		best.gap = noHit
+	}
+	ws := s.RoundWalls()
+	for i := range ws {
+		s.rayWall(&ws[i], x, y, dir, rng, self, &best)
+	}
+	for i := range s.c.Cycles {
+		if c := &s.c.Cycles[i]; c.Alive && i != self {
+			w := c.openWall(i, s.c.Tick)
+			s.rayWall(&w, x, y, dir, rng, self, &best)
+		}
+	}
+	return best
+}
