@@ -93,7 +93,18 @@ func (s *Server) join(c *conn, name string, hello *proto.Hello) *reason {
 		_, why := s.attach(c, name)
 		return why
 	}
-	return s.cl.join(c, name, hello)
+	// What the cluster cannot settle at once (a node still connecting, the
+	// lease of a dead node's room changing hands, two nodes placing the same
+	// room, a read that lags a write) settles within a few seconds: try
+	// again here before telling the player to, so that rejoining after a
+	// node died takes one click.
+	for wait := 100 * time.Millisecond; ; wait *= 2 {
+		why := s.cl.join(c, name, hello)
+		if why != &reasonBusy || wait > 2*time.Second {
+			return why
+		}
+		time.Sleep(wait)
+	}
 }
 
 // deliver hands a client's message on: to its room here, or up the proxy.
