@@ -190,19 +190,7 @@ func TestBrowserTwoPages(t *testing.T) {
 		return sa.You >= 0 && sb.You >= 0 && len(sb.Players) >= 2
 	})
 	idA := sa.You
-	// Wait for the countdown to end: A moves.
-	var x0, y0 float64
-	waitFor(t, "A to move", 20*time.Second, func() bool {
-		x, y, _, alive := a.state(t).player(idA)
-		moved := alive && x0 != 0 && (x != x0 || y != y0)
-		x0, y0 = x, y
-		return moved
-	})
-	_, _, dir0, _ := a.state(t).player(idA)
-	if _, err := chromedp.Run(a.ctx, chromedp.KeyEvent(kb.ArrowLeft)); err != nil {
-		t.Fatal(err)
-	}
-	want := (dir0 + 1) % 4
+	want := turnLeftOnceMoving(t, a, idA)
 
 	// B sees the turn (a remote event: applied by rollback when it arrives).
 	var cornerB float64
@@ -369,4 +357,23 @@ func TestBrowserFramePerf(t *testing.T) {
 	if perf.Frames == 0 || len(st.Players) != 16 {
 		t.Fatalf("measured %d frames with %d cycles, want frames with 16", perf.Frames, len(st.Players))
 	}
+}
+
+// turnLeftOnceMoving waits for the countdown to end (the page's cycle id
+// moves), presses the left arrow once, and returns the direction the cycle
+// must take.
+func turnLeftOnceMoving(t *testing.T, p *page, id int) int {
+	t.Helper()
+	var x0, y0 float64
+	waitFor(t, "the cycle to move", 20*time.Second, func() bool {
+		x, y, _, alive := p.state(t).player(id)
+		moved := alive && x0 != 0 && (x != x0 || y != y0)
+		x0, y0 = x, y
+		return moved
+	})
+	_, _, dir0, _ := p.state(t).player(id)
+	if _, err := chromedp.Run(p.ctx, chromedp.KeyEvent(kb.ArrowLeft)); err != nil {
+		t.Fatal(err)
+	}
+	return (dir0 + 1) % 4
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 
 	"webtron/clock"
 	"webtron/relay"
@@ -102,18 +101,7 @@ func browserWebTransport(t *testing.T, query string, loss float64) {
 		}
 	}
 	idA := sa.You
-	var x0, y0 float64
-	waitFor(t, "A to move", 20*time.Second, func() bool {
-		x, y, _, alive := a.state(t).player(idA)
-		moved := alive && x0 != 0 && (x != x0 || y != y0)
-		x0, y0 = x, y
-		return moved
-	})
-	_, _, dir0, _ := a.state(t).player(idA)
-	if _, err := chromedp.Run(a.ctx, chromedp.KeyEvent(kb.ArrowLeft)); err != nil {
-		t.Fatal(err)
-	}
-	want := (dir0 + 1) % 4
+	want := turnLeftOnceMoving(t, a, idA)
 	waitFor(t, "B to see A's turn", 10*time.Second, func() bool {
 		_, _, d, _ := b.state(t).player(idA)
 		return d == want

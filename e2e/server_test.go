@@ -58,15 +58,24 @@ type watcher struct{ p *headless.Player }
 
 func watch(t *testing.T, addr, room string) *watcher {
 	t.Helper()
+	return &watcher{runHeadless(t, addr, headless.Options{Name: "watcher", Room: room, Spectate: true, Idle: true})}
+}
+
+// runHeadless dials a headless client into the server at addr (from the
+// page's origin, as a browser would), waits for its welcome and runs it
+// until the test ends.
+func runHeadless(t *testing.T, addr string, opt headless.Options) *headless.Player {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	p, err := headless.Dial(ctx, headless.Options{URL: "ws://" + addr, Name: "watcher", Room: room, Spectate: true, Idle: true,
-		Header: http.Header{"Origin": {"http://" + addr}}})
+	opt.URL = "ws://" + addr
+	opt.Header = http.Header{"Origin": {"http://" + addr}}
+	p, err := headless.Dial(ctx, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := p.WaitWelcome(ctx); err != nil {
-		t.Fatalf("watcher: %v", err)
+		t.Fatalf("%s: %v", opt.Name, err)
 	}
 	run, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -79,7 +88,7 @@ func watch(t *testing.T, addr, room string) *watcher {
 		<-done
 		p.Close()
 	})
-	return &watcher{p}
+	return p
 }
 
 // with runs f on the session under its lock.

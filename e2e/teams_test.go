@@ -1,12 +1,10 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -97,27 +95,7 @@ func startServerSettings(t *testing.T, text string) string {
 // rival seats a headless human in room who never presses a key.
 func rival(t *testing.T, addr, room string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	p, err := headless.Dial(ctx, headless.Options{URL: "ws://" + addr, Name: "rival", Room: room, Idle: true, Seed: 9,
-		Header: http.Header{"Origin": {"http://" + addr}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.WaitWelcome(ctx); err != nil {
-		t.Fatalf("rival: %v", err)
-	}
-	run, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		headless.Run(run, []*headless.Player{p}, 0)
-		close(done)
-	}()
-	t.Cleanup(func() {
-		stop()
-		<-done
-		p.Close()
-	})
+	runHeadless(t, addr, headless.Options{Name: "rival", Room: room, Idle: true, Seed: 9})
 }
 
 // hue returns the hue (degrees) and saturation of a CSS colour "#rrggbb".
