@@ -71,12 +71,43 @@ func (g *clusterNode) forward(c *conn, base string, hello *proto.Hello) *reason 
 		ws.CloseNow()
 		return &reasonOwnerDown
 	}
+	// The owner's first answer is read here. Two nodes that take over a dead
+	// node's room at the same moment may each place it on the other (seen
+	// against nats-server 2.9, whose compare-and-set let both writes
+	// through); the node this join reaches then finds the lease naming a
+	// third place and answers "busy". That answer is this node's to act on:
+	// the join is looked up again (Server.join tries again), not refused.
+	first, cancelFirst := context.WithTimeout(context.Background(), firstAnswer)
+	defer cancelFirst()
+	_, b, err = ws.Read(first)
+	if err != nil {
+		ws.CloseNow()
+		var ce websocket.CloseError
+		if errors.As(err, &ce) && ce.Code == reasonBusy.status {
+			return &reasonBusy
+		}
+		return &reasonOwnerDown
+	}
+	if m, err := proto.Decode(b); err == nil {
+		if e, ok := m.(*proto.Error); ok && e.Text == reasonBusy.text {
+			ws.CloseNow()
+			return &reasonBusy
+		}
+	}
 	up := &upstream{g: g, c: c, ws: ws, done: make(chan struct{})}
 	c.up = up
 	g.proxied.Add(1)
+	if !c.enqueue([][]byte{b}) {
+		ws.CloseNow()
+	}
 	go up.readLoop()
 	return nil
 }
+
+// firstAnswer bounds the wait for the owner's first message (its Welcome,
+// or why not): longer than the owner's own retries of a join it cannot
+// settle at once (Server.join).
+const firstAnswer = 10 * time.Second
 
 // readLoop passes the owner's messages to the client until either side ends.
 func (u *upstream) readLoop() {
