@@ -87,7 +87,7 @@ func (a *addrFlags) apply(cfg *server.Config) error {
 func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.StringVar(&f.addr, "addr", ":8080", "listen address")
 	fs.Int64Var(&f.tickRate, "tick-rate", 120, "simulation ticks per second")
-	fs.Int64Var(&f.wakeTicks, "wake-ticks", 2, "ticks a room runs per wake-up when no message wakes it: 1 wakes it for every tick, more costs less CPU and sends bots' inputs up to wake-ticks - 1 ticks late (docs/performance.md, CPU per room)")
+	fs.Int64Var(&f.wakeTicks, "wake-ticks", 1, "ticks a room runs per wake-up when no message wakes it: 1 wakes it for every tick, more costs less CPU and sends bots' inputs up to wake-ticks - 1 ticks late (docs/performance.md, CPU per room)")
 	fs.StringVar(&f.charity, "charity", "auto", "ping charity: a duration like 50ms, auto (equal lag for all), or 0")
 	fs.DurationVar(&f.cap, "charity-cap", clock.DefaultCharityCap, "upper bound of the charity in every mode")
 	fs.StringVar(&f.rule, "charity-rule", "webtron", "lead and leniency rule: webtron or armagetron")
