@@ -30,7 +30,16 @@ func startServer(t *testing.T, charity clock.Charity) string {
 // startServerWith is startServer with bots per room and seats.
 func startServerWith(t *testing.T, charity clock.Charity, bots, seats int) string {
 	t.Helper()
-	s, err := server.New(server.Config{Web: web.Handler(), Bots: bots, Seats: seats, Policy: clock.Policy{Charity: charity}, DataDir: dataDir(t)})
+	return startConfig(t, server.Config{Bots: bots, Seats: seats, Policy: clock.Policy{Charity: charity}})
+}
+
+// startConfig runs the real server under cfg, with the web client and a
+// data directory of the test's own (dataDir), on a loopback port, and
+// returns its address.
+func startConfig(t *testing.T, cfg server.Config) string {
+	t.Helper()
+	cfg.Web, cfg.DataDir = web.Handler(), dataDir(t)
+	s, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,7 +17,6 @@ import (
 	"webtron/headless"
 	"webtron/server"
 	"webtron/settings"
-	"webtron/web"
 )
 
 // sceneReport is window.webtron.scene(): what the renderer drew last frame.
@@ -79,17 +77,8 @@ func startServerSettings(t *testing.T, text string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(server.Config{Web: web.Handler(), Rules: &file.Sim, TickRate: file.Server.TickRate,
-		Bots: int(file.Server.Bots), Seats: int(file.Server.Seats), DataDir: dataDir(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	serve(t, s, ln)
-	return ln.Addr().String()
+	return startConfig(t, server.Config{Rules: &file.Sim, TickRate: file.Server.TickRate,
+		Bots: int(file.Server.Bots), Seats: int(file.Server.Seats)})
 }
 
 // rival seats a headless human in room who never presses a key.
