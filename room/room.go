@@ -198,7 +198,8 @@ type Room struct {
 	rosterDirty bool
 	lastRoster  time.Duration
 
-	botEvs []sim.Event
+	ahead  botAhead      // the bots' decisions, made ahead of their ticks
+	botEvs []sim.Event   // scratch for the bots' events of a tick
 	pongs  []heldPong    // answers to pings, sent with the next heartbeat
 	now    time.Duration // the time of the call being handled
 	rec    recorder
@@ -246,7 +247,7 @@ func New(name string, cfg Config, now time.Duration, tr Transport) (*Room, error
 	}
 	r := &Room{Name: name, cfg: cfg, tr: tr, epoch: now, now: now, byConn: map[ConnID]int{}, specs: map[ConnID]*spectator{}}
 	r.dt = time.Second / time.Duration(cfg.Sim.TickRate)
-	r.tl, err = history.New(s, history.Options{Confirmed: true, OnRound: r.onRound, Lazy: cfg.Bots == 0,
+	r.tl, err = history.New(s, history.Options{Confirmed: true, OnRound: r.onRound, Lazy: true,
 		Window: int64((cfg.MaxLenient + cfg.MaxLead + time.Second) / r.dt)})
 	if err != nil {
 		return nil, err
@@ -271,18 +272,15 @@ func (r *Room) Now() int64 { return r.auth.Now() }
 func (r *Room) NextTick() time.Duration { return r.epoch + time.Duration(r.auth.Now()+1)*r.dt }
 
 // NextDue returns the time by which the room must run Tick again of its own
-// accord, with no message in between. With bots seated it is the next tick:
-// they decide at every tick and their inputs go out at once. Without bots
-// a tick changes nothing anyone sees until the next heartbeat, lead
-// recomputation, roster or held pong, so a room may sleep until the first of
-// those and run the ticks in between then; a message that comes meanwhile
-// must find the room caught up (Tick first), and so it judges every input
-// against the tick it arrives in as before.
+// accord, with no message in between: the next heartbeat, lead
+// recomputation, roster or held pong, or the next tick at which a bot acts.
+// Between those a tick changes nothing anyone sees, so the room may sleep and
+// run the ticks in between then. To know when a bot acts, the bots decide
+// ahead (botAhead), which is why NextDue is not a plain query. A message that
+// comes meanwhile must find the room caught up (Tick first), and so it judges
+// every input against the tick it arrives in, as if the room ran every tick.
 func (r *Room) NextDue() time.Duration {
 	next := r.NextTick()
-	if r.Bots() > 0 {
-		return next
-	}
 	every := r.cfg.QuietHeartbeat
 	if r.inputsSinceHeartbeat() {
 		every = r.cfg.Heartbeat
@@ -296,6 +294,9 @@ func (r *Room) NextDue() time.Duration {
 	}
 	if len(r.pongs) > 0 {
 		due = min(due, r.pongs[0].arrived+maxPongHold)
+	}
+	if tick, ok := r.botsDue(); ok {
+		due = min(due, r.epoch+time.Duration(tick)*r.dt)
 	}
 	// The first tick at or after due: Tick acts on the ticks it runs.
 	if due <= next {

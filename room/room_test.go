@@ -224,10 +224,6 @@ func TestNextDue(t *testing.T) {
 		t.Fatalf("%d wake-ups in 10 s without bots, want at most 200", wakes)
 	}
 	t.Logf("%d messages, %d wake-ups in 10 s", len(every), wakes)
-	bots, _ := newTestRoom(t, Config{Bots: 2, Seats: 2})
-	if bots.NextDue() != bots.NextTick() {
-		t.Fatalf("with bots NextDue %v, want the next tick %v", bots.NextDue(), bots.NextTick())
-	}
 }
 
 // sendFunc is a Transport that hands each message to a function.
@@ -235,3 +231,98 @@ type sendFunc func(ConnID, []byte)
 
 func (f sendFunc) Send(c ConnID, b []byte)  { f(c, b) }
 func (sendFunc) Close(ConnID, *proto.Error) {}
+
+// TestBotsAhead: bots decide ahead of their ticks (botAhead) so that a room
+// with bots sleeps until one of them acts, and their inputs still go out at
+// their ticks, decided on what the room knows at that tick.
+//
+// With bots alone, a room ticked at NextDue logs exactly the events, at
+// exactly the ticks, of a room ticked at every tick (where the bots decide
+// tick by tick), waking a fraction as often. With a human whose inputs land
+// in the past, the present and the future, the bots' state always equals the
+// room's present stepped with the log and the bots' pending decisions: a
+// decision is never released that was made on a state the log has since
+// changed.
+func TestBotsAhead(t *testing.T) {
+	cfg := Config{Seed: 5, Bots: 7, Seats: 8}
+	every, _ := newTestRoom(t, cfg)
+	due, _ := newTestRoom(t, cfg)
+	wakes := 0
+	for now := every.NextTick(); now < 30*time.Second; now = every.NextTick() {
+		if err := every.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		if now >= due.NextDue() {
+			wakes++
+			if err := due.Tick(now); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := due.Tick(every.NextTick() - every.TickDuration()); err != nil {
+		t.Fatal(err)
+	}
+	a, b := every.tl.Log.From(0), due.tl.Log.From(0)
+	if len(a) < 50 || !slices.Equal(a, b) {
+		t.Fatalf("ticked at every tick the room logged %d events, at NextDue %d; they differ", len(a), len(b))
+	}
+	ticks := every.Now()
+	t.Logf("%d events in %d ticks, %d wake-ups", len(a), ticks, wakes)
+	if wakes > int(ticks)/4 {
+		t.Fatalf("%d wake-ups for %d ticks with bots alone, want at most a quarter", wakes, ticks)
+	}
+
+	r, _ := newTestRoom(t, cfg)
+	hello(t, r, 1, &proto.Hello{Name: "p"}, 0)
+	rng := uint64(9)
+	seq := uint32(0)
+	rewound := 0
+	for now := r.NextTick(); now < 30*time.Second; {
+		if err := r.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		checkAhead(t, r)
+		rng = rng*6364136223846793005 + 1442695040888963407
+		if rng>>60 < 3 { // a turn every 5 ticks or so, at -3..+4 ticks from the present
+			seq++
+			before := r.ahead.s.Tick()
+			tick := r.Now() + int64(rng>>40%8) - 3
+			if e := r.Receive(1, &proto.Propose{Events: []proto.Proposal{{Seq: seq, Tick: uint64(tick), Kind: sim.EvTurnLeft + sim.EventKind(rng>>50%2)}}}, now); e != nil {
+				t.Fatal(e)
+			}
+			if r.ahead.dirty < before {
+				rewound++
+			}
+			checkAhead(t, r)
+		}
+		now = min(r.NextDue(), now+time.Duration(rng>>32%7+1)*r.dt)
+	}
+	if rewound < 100 {
+		t.Fatalf("the human's inputs made the bots decide again %d times, want the test to exercise it more", rewound)
+	}
+}
+
+// checkAhead fails unless the bots' state equals the room's present stepped
+// with the log and the bots' pending decisions up to the bots' tick.
+func checkAhead(t *testing.T, r *Room) {
+	t.Helper()
+	a := &r.ahead
+	r.planBots(a.s.Tick()) // goes back if the log changed under it
+	s, err := sim.UnmarshalState(r.tl.State().AppendBinary(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []sim.Event
+	for s.Tick() < a.s.Tick() {
+		evs = r.tl.Log.AppendAt(evs[:0], s.Tick())
+		for _, te := range a.queue {
+			if te.Tick == s.Tick() {
+				evs = append(evs, te.Ev)
+			}
+		}
+		s.Step(evs)
+	}
+	if s.Tick() != a.s.Tick() || s.Hash() != a.s.Hash() {
+		t.Fatalf("present %d: the bots' state at tick %d differs from the log's", r.Now(), a.s.Tick())
+	}
+}

@@ -24,10 +24,6 @@ func (r *Room) Tick(now time.Duration) error {
 			return err
 		}
 		r.seatBots()
-		// Bots decide for the new present as soon as it begins, not when it
-		// is stepped a tick later: their events then reach everyone as early
-		// as a human's with no latency would, and the lag-o-meters' o = 0,
-		// L = 0 for bots holds.
 		r.botsDecide()
 	}
 	if now-r.lastPolicy >= r.cfg.Ping {
@@ -70,27 +66,15 @@ func (r *Room) Tick(now time.Duration) error {
 // rosterEvery spaces the rosters a room sends when its players change.
 const rosterEvery = 250 * time.Millisecond
 
-// botsDecide lets every bot look at the present and inserts its inputs there:
-// bots sit at the server, with no latency and no leniency.
-func (r *Room) botsDecide() {
-	if r.Bots() == 0 {
-		return // and the predicted present is not simulated at all
-	}
-	s := r.tl.State()
-	r.botEvs = r.botEvs[:0]
-	for _, m := range r.members {
-		if m != nil && m.bot != nil {
-			r.botEvs = m.bot.Decide(s, r.botEvs)
-		}
-	}
-	if len(r.botEvs) > 0 {
-		r.serverEvent(r.botEvs...) // one broadcast for every bot of the tick
-	}
+// serverEvent logs events made by the server (joins, leaves, spawns,
+// latencies) at the present tick and broadcasts them like any accepted event.
+func (r *Room) serverEvent(evs ...sim.Event) {
+	r.ahead.touch(r.auth.Now())
+	r.logServer(evs)
 }
 
-// serverEvent logs events made by the server (joins, leaves, spawns, bots'
-// inputs) at the present tick and broadcasts them like any accepted event.
-func (r *Room) serverEvent(evs ...sim.Event) {
+// logServer logs evs at the present tick and broadcasts them in one message.
+func (r *Room) logServer(evs []sim.Event) {
 	acc := &proto.Accepted{}
 	for _, ev := range evs {
 		t := r.auth.Server(ev)

@@ -6,7 +6,7 @@
 #
 #   scripts/room-cpu.sh                 # 60 s
 #   SERVE_FLAGS="--tick-rate 60" scripts/room-cpu.sh
-#   SERVE_FLAGS="--wake-ticks 1" scripts/room-cpu.sh   # a wake-up per tick
+#   PROFILE=0 scripts/room-cpu.sh       # no CPU profile (its 100 Hz signals cost CPU too)
 #   BOTS=0 scripts/room-cpu.sh          # the player alone: a room without bots
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,12 +27,16 @@ cpu() { awk '{ print ($14 + $15) / 100 }' /proc/$srv/stat; } # utime + stime, 10
 sleeps() { cat /proc/$srv/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ { n += $2 } END { print n }'; }
 before=$(cpu)
 sleeps0=$(sleeps)
-curl -s -o "$out/cpu.pprof" "127.0.0.1:$PPROF/debug/pprof/profile?seconds=$DURATION" &
-prof=$!
+prof=
+if [ "${PROFILE:-1}" != 0 ]; then
+	curl -s -o "$out/cpu.pprof" "127.0.0.1:$PPROF/debug/pprof/profile?seconds=$DURATION" &
+	prof=$!
+fi
 nice -n 10 "$out/webtron" bots --url ws://127.0.0.1:$PORT --count 1 --room cpu --duration "${DURATION}s" --brake-every 0 >"$out/bots.txt"
 after=$(cpu)
 sleeps1=$(sleeps)
-wait $prof
+[ -z "$prof" ] || wait $prof
 echo "server CPU for one room (1 player, $BOTS bots) over ${DURATION} s: $(echo "$after - $before" | bc) s; $((sleeps1 - sleeps0)) thread sleeps (wake-ups); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -n "$prof" ] || exit 0
 echo "profile: go tool pprof -top $out/webtron $out/cpu.pprof"
 go tool pprof -top -nodecount 25 "$out/webtron" "$out/cpu.pprof" 2>/dev/null | head -32

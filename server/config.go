@@ -5,8 +5,8 @@
 // /metrics).
 //
 // Each room goroutine owns its room.Room: a timer set to the room's next
-// wake-up (every tick by default, Config.WakeTicks) calls Tick, which
-// runs every tick due, and decoded messages arrive on a buffered channel and are
+// wake-up (the next tick at which something is due: roomHost.untilWake)
+// calls Tick, which runs every tick due, and decoded messages arrive on a buffered channel and are
 // handled as they come. Each connection has a reader (the HTTP handler's
 // goroutine) and a writer goroutine; the room only ever appends to the
 // writer's queue without blocking, and drops the connection when it is full.
@@ -30,13 +30,7 @@ import (
 
 // Config is the server's configuration. Zero fields take the defaults noted.
 type Config struct {
-	TickRate int64 // ticks per second (120)
-	// WakeTicks is how many ticks a room runs per wake-up of its goroutine
-	// when no message wakes it sooner (1, a wake-up every tick; see
-	// roomHost.untilWake). More costs less CPU but sends bots' inputs up to
-	// WakeTicks-1 ticks late, which every player then sees as a tick more
-	// lag to the bots than the formula predicts (TestBrowserTiming fails at 2).
-	WakeTicks  int64
+	TickRate   int64        // ticks per second (120)
 	Policy     clock.Policy // ping charity: mode, cap and rule
 	Bots       int          // bots per room, filling seats humans leave free (0: none)
 	Seats      int          // cycles per room (8)
@@ -110,9 +104,6 @@ func (c *Config) Defaults() error {
 	if c.Seats == 0 {
 		c.Seats = 8
 	}
-	if c.WakeTicks == 0 {
-		c.WakeTicks = 1
-	}
 	if c.MaxRooms == 0 {
 		c.MaxRooms = 100
 	}
@@ -160,8 +151,6 @@ func (c *Config) Defaults() error {
 	switch {
 	case c.TickRate < 1 || c.TickRate > proto.MaxTickRate:
 		return fmt.Errorf("%w: tick rate %d outside 1..%d", ErrConfig, c.TickRate, proto.MaxTickRate)
-	case c.WakeTicks < 1 || c.WakeTicks > c.TickRate:
-		return fmt.Errorf("%w: wake ticks %d outside 1..tick rate (%d)", ErrConfig, c.WakeTicks, c.TickRate)
 	case c.Seats < 1 || c.Seats > sim.MaxPlayers:
 		return fmt.Errorf("%w: seats %d outside 1..%d", ErrConfig, c.Seats, sim.MaxPlayers)
 	case c.Bots < 0 || c.Bots > c.Seats:

@@ -211,10 +211,10 @@ func (h *roomHost) run() {
 			}
 			t.Reset(h.untilWake())
 		case in := <-h.inbox:
-			// A room that sleeps over several ticks first catches up with
-			// the present, so that a proposal is judged against the tick
-			// it arrives in, as if the room had woken for every tick.
-			if h.sleepy() && h.room.NextTick() <= h.srv.now() && !h.tick(false) {
+			// A room sleeps over ticks: it first catches up with the
+			// present, so that a proposal is judged against the tick it
+			// arrives in, as if the room had woken for every tick.
+			if h.room.NextTick() <= h.srv.now() && !h.tick(false) {
 				return
 			}
 			h.drain(in)
@@ -225,46 +225,30 @@ func (h *roomHost) run() {
 	}
 }
 
-// untilWake is how long the room may sleep: until its next tick is due, in
-// phase with the tick times the room measures its lateness against, or, with
-// Config.WakeTicks above one, until the next tick whose number is a multiple
-// of it; that wake-up runs every tick due since the last one. Each wake-up of
-// a goroutine costs the process more CPU than a tick of an 8-player room
-// (docs/performance.md, CPU per room: 11-32 % less CPU at half the tick
-// rate, on average over three series of runs); the price is that a bot's input
-// decided at a tick the room slept through goes out up to WakeTicks-1 ticks
-// late. Urgent messages wake the room whenever they come.
-//
-// A room without bots sleeps longer: until room.NextDue (its next heartbeat,
-// lead recomputation, roster or held pong), at most maxQuietSleep, which
-// bounds how long a chat line or a hash report waits. Such a room wakes
-// 10-15 times a second instead of 120 (TestRoomWakesEveryWakeTicks).
+// untilWake is how long the room may sleep: until room.NextDue (its next
+// heartbeat, lead recomputation, roster or held pong, or the next tick at
+// which a bot acts, the bots deciding ahead), at most maxQuietSleep, which
+// bounds how long a chat line or a hash report waits; in phase with the tick
+// times the room measures its lateness against. Each wake-up of a goroutine
+// costs the process more CPU than a tick of an 8-player room
+// (docs/performance.md, CPU per room), so a room with a player and 7 bots
+// wakes a few dozen times a second instead of 120, a room without bots 10-15
+// times (TestRoomSleepsBetweenDues). Messages wake the room whenever they
+// come, and it first runs the ticks due by then.
 func (h *roomHost) untilWake() time.Duration {
 	now := h.srv.now()
 	next := h.room.NextTick()
 	if due := h.room.NextDue(); due > next {
 		dt := h.room.TickDuration()
 		next = min(due, next+(max(now+maxQuietSleep-next, 0))/dt*dt)
-	} else if k := h.srv.cfg.WakeTicks; k > 1 {
-		dt := h.room.TickDuration()
-		n := h.room.Now() + 1 // the tick NextTick is the time of
-		next += time.Duration((k-n%k)%k) * dt
 	}
 	h.wakeAt = next
 	return max(next-now, 0)
 }
 
-// maxQuietSleep bounds the sleep of a room without bots: the messages that
-// wait for the room's next wake-up (deferrable) wait at most that long.
+// maxQuietSleep bounds a room's sleep: the messages that wait for the room's
+// next wake-up (deferrable) wait at most that long.
 const maxQuietSleep = 100 * time.Millisecond
-
-// sleepy reports whether the room may sleep through ticks that are due, so
-// that a message must first catch it up: with several ticks per wake-up, or
-// without bots. A room woken for every tick runs them on its timer alone,
-// where their lateness is measured.
-func (h *roomHost) sleepy() bool {
-	return h.srv.cfg.WakeTicks > 1 || h.room.Bots() == 0
-}
 
 // drain handles in and whatever else has arrived, then sends: under load
 // the answers to several messages share one write per client.
@@ -369,11 +353,7 @@ func (h *roomHost) tick(woke bool) bool {
 	}
 	m.tickDuration.Observe(time.Since(start).Seconds())
 	if woke && h.room.Now() > before {
-		late := h.room.Stats.TickLateness
-		if h.sleepy() {
-			late = now - h.wakeAt
-		}
-		m.tickLateness.Observe(max(late, 0).Seconds())
+		m.tickLateness.Observe(max(now-h.wakeAt, 0).Seconds())
 	}
 	st := &h.room.Stats
 	for _, d := range st.RollbackTicks {

@@ -146,16 +146,23 @@ func TestSlowReaderOverSockets(t *testing.T) {
 func TestOperatingEndpoints(t *testing.T) {
 	s := newTestServer(t, func(c *Config) { c.Bots = 3; c.Origins = []string{"*.example.com"} })
 	player(t, s.url, headless.Options{Name: "alice", Room: "lobby"})
-	time.Sleep(50 * time.Millisecond) // one tick publishes the population
+	// The room publishes its population when it next wakes (within
+	// maxQuietSleep).
 	httpURL := s.ts.URL
-	resp, err := http.Get(httpURL + "/api/rooms")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rooms []map[string]any
-	json.NewDecoder(resp.Body).Decode(&rooms)
-	resp.Body.Close()
 	want := map[string]any{"name": "lobby", "players": 1.0, "bots": 3.0, "spectators": 0.0}
+	var rooms []map[string]any
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(httpURL + "/api/rooms")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rooms = nil
+		json.NewDecoder(resp.Body).Decode(&rooms)
+		resp.Body.Close()
+		if len(rooms) == 1 && rooms[0]["players"] == 1.0 || time.Now().After(deadline) {
+			break
+		}
+	}
 	// ... and the four keys of the room's teams (TestRoomsShowTeams).
 	if len(rooms) != 1 || len(rooms[0]) != len(want)+4 {
 		t.Fatalf("/api/rooms: %v", rooms)

@@ -37,7 +37,7 @@ type serveFlags struct {
 	pprof, settings                   string
 	tlsCert, tlsKey                   string
 	webtransport                      bool
-	tickRate, wakeTicks               int64
+	tickRate                          int64
 	cap                               time.Duration
 	bots, seats, maxRooms, maxPlayers int
 	replayKeep                        time.Duration
@@ -87,7 +87,6 @@ func (a *addrFlags) apply(cfg *server.Config) error {
 func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.StringVar(&f.addr, "addr", ":8080", "listen address")
 	fs.Int64Var(&f.tickRate, "tick-rate", 120, "simulation ticks per second")
-	fs.Int64Var(&f.wakeTicks, "wake-ticks", 1, "ticks a room runs per wake-up when no message wakes it: 1 wakes it for every tick, more costs less CPU and sends bots' inputs up to wake-ticks - 1 ticks late (docs/performance.md, CPU per room)")
 	fs.StringVar(&f.charity, "charity", "auto", "ping charity: a duration like 50ms, auto (equal lag for all), or 0")
 	fs.DurationVar(&f.cap, "charity-cap", clock.DefaultCharityCap, "upper bound of the charity in every mode")
 	fs.StringVar(&f.rule, "charity-rule", "webtron", "lead and leniency rule: webtron or armagetron")
@@ -104,7 +103,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.StringVar(&f.settings, "settings", "", "Armagetron-format settings file (`webtron settings` lists them); flags given explicitly win over its TICK_RATE, BOTS, SEATS, MAX_CLIENTS")
 	fs.DurationVar(&f.replayKeep, "replay-keep", server.DefaultReplayKeep, "delete replays and desync dumps older than this")
 	fs.Int64Var(&f.replayMaxBytes, "replay-max-bytes", server.DefaultReplayMaxBytes, "delete the oldest replays and dumps beyond this many bytes in all")
-	env := map[string]string{"settings": "WEBTRON_SETTINGS", "addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "wake-ticks": "WEBTRON_WAKE_TICKS", "charity": "WEBTRON_CHARITY",
+	env := map[string]string{"settings": "WEBTRON_SETTINGS", "addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
 		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS",
 		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
 		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF",
@@ -176,7 +175,6 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 		msg  string
 	}{
 		{f.tickRate < 10 || f.tickRate > 1000, "tick-rate", "must be 10..1000"},
-		{f.wakeTicks < 1 || f.wakeTicks > f.tickRate, "wake-ticks", "must be 1..tick-rate"},
 		{f.cap <= 0, "charity-cap", "must be positive"},
 		{f.seats < 1 || f.seats > 32, "seats", "must be 1..32"},
 		{f.bots < 0 || f.bots > f.seats, "bots", "must be 0..seats"},
@@ -193,7 +191,7 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 			return server.Config{}, serveOptions{}, fmt.Errorf("--%s %s: %s", c.flag, v, c.msg)
 		}
 	}
-	cfg := server.Config{TickRate: f.tickRate, WakeTicks: f.wakeTicks, Policy: clock.Policy{Charity: charity, Cap: f.cap, Rule: rule},
+	cfg := server.Config{TickRate: f.tickRate, Policy: clock.Policy{Charity: charity, Cap: f.cap, Rule: rule},
 		Bots: f.bots, Seats: f.seats, MaxRooms: f.maxRooms, MaxPlayers: f.maxPlayers, DataDir: f.data,
 		ReplayKeep: f.replayKeep, ReplayMaxBytes: f.replayMaxBytes, TLSCert: f.tlsCert, TLSKey: f.tlsKey}
 	if err := f.perAddr.apply(&cfg); err != nil {
