@@ -10,12 +10,13 @@ import (
 // botHorizon is how far past the present the bots decide. A room with bots
 // sleeps until the first tick at which one of them acts, or until the
 // horizon runs out: bots act a few times a second between them, so the room
-// wakes a dozen or two times a second instead of at every tick, and each
-// wake-up costs the process more than a tick's work (docs/performance.md,
-// CPU per room). A longer horizon saves few more wake-ups (the heartbeats and
-// the clients' messages come as often) and costs more work each time a
-// human's input makes the bots decide again.
-const botHorizon = 100 * time.Millisecond
+// wakes 7-10 times a second instead of at every tick, and each wake-up costs
+// the process more than a tick's work (docs/performance.md, CPU per room).
+// It matches the heartbeat interval and the leads' recomputation: a longer
+// one saves no more wake-ups (BenchmarkRoomMinute: 443 a minute at 200 and
+// at 300 ms, 702 at 100 ms) and costs more work each time a human's input
+// makes the bots decide again.
+const botHorizon = 200 * time.Millisecond
 
 // noChange is botAhead.dirty when no logged event changed under it.
 const noChange = int64(1) << 62

@@ -26,7 +26,16 @@ func (r *Room) Tick(now time.Duration) error {
 		r.seatBots()
 		r.botsDecide()
 	}
-	if now-r.lastPolicy >= r.cfg.Ping {
+	every := r.cfg.QuietHeartbeat
+	if r.inputsSinceHeartbeat() {
+		every = r.cfg.Heartbeat
+	}
+	hb := now-r.lastHB >= every
+	// Leads and leniencies are recomputed every Ping, and with a heartbeat
+	// (which carries the leads) once half of that has passed: at equal
+	// intervals the two then share the room's wake-ups instead of each
+	// having its own.
+	if now-r.lastPolicy >= r.cfg.Ping || hb && now-r.lastPolicy >= r.cfg.Ping/2 {
 		r.lastPolicy = now
 		r.expire(now)
 		r.fillBots()
@@ -37,14 +46,9 @@ func (r *Room) Tick(now time.Duration) error {
 		// one filter's delay (clock.DefaultRTTSamples) and no more.
 		r.applyPolicy(now)
 	}
-	every := r.cfg.QuietHeartbeat
-	if r.inputsSinceHeartbeat() {
-		every = r.cfg.Heartbeat
-	}
 	// The heartbeat, the server's pings, the answers to the clients' pings
 	// and the periodic roster leave together: one packet to each client
 	// where there would be several.
-	hb := now-r.lastHB >= every
 	if hb {
 		r.lastHB = now
 		r.heartbeat(now)

@@ -29,11 +29,11 @@ type inbound struct {
 // leaves the cores to the other rooms' ticks (docs/performance.md, server
 // under load). A ping's answer reports the time it was held, and a
 // pong is timed at its arrival, so the clocks lose nothing; a hash report
-// or a chat line can wait a few milliseconds. Proposals, joins, leaves and
-// resend requests still wake the room at once.
+// can wait. Proposals, joins, leaves, chat lines (people read them as they
+// come) and resend requests still wake the room at once.
 func deferrable(t proto.Type) bool {
 	switch t {
-	case proto.TypePing, proto.TypePong, proto.TypeHashReport, proto.TypeChat:
+	case proto.TypePing, proto.TypePong, proto.TypeHashReport:
 		return true
 	}
 	return false
@@ -247,8 +247,10 @@ func (h *roomHost) untilWake() time.Duration {
 }
 
 // maxQuietSleep bounds a room's sleep: the messages that wait for the room's
-// next wake-up (deferrable) wait at most that long.
-const maxQuietSleep = 100 * time.Millisecond
+// next wake-up (deferrable) wait at most that long. It matches the heartbeat
+// interval, so that a room where players press keys wakes for its heartbeats
+// and nothing else.
+const maxQuietSleep = 200 * time.Millisecond
 
 // drain handles in and whatever else has arrived, then sends: under load
 // the answers to several messages share one write per client.
