@@ -10,7 +10,7 @@ import (
 // botHorizon is how far past the present the bots decide. A room with bots
 // sleeps until the first tick at which one of them acts, or until the
 // horizon runs out: bots act a few times a second between them, so the room
-// wakes 7-10 times a second instead of at every tick, and each wake-up costs
+// wakes 7-17 times a second instead of at every tick, and each wake-up costs
 // the process more than a tick's work (docs/performance.md, CPU per room).
 // It matches the heartbeat interval and the leads' recomputation: a longer
 // one saves no more wake-ups (BenchmarkRoomMinute: 443 a minute at 200 and

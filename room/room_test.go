@@ -268,8 +268,8 @@ func TestBotsAhead(t *testing.T) {
 	}
 	ticks := every.Now()
 	t.Logf("%d events in %d ticks, %d wake-ups", len(a), ticks, wakes)
-	if wakes > int(ticks)/4 {
-		t.Fatalf("%d wake-ups for %d ticks with bots alone, want at most a quarter", wakes, ticks)
+	if wakes > int(ticks)/8 {
+		t.Fatalf("%d wake-ups for %d ticks with bots alone, want at most an eighth", wakes, ticks)
 	}
 
 	r, _ := newTestRoom(t, cfg)

@@ -154,8 +154,8 @@ func TestSlowReaderIsDropped(t *testing.T) {
 }
 
 // TestRoomSleepsBetweenDues: a room wakes only when something is due, not at
-// every tick: without bots 10-15 times a second (maxQuietSleep, heartbeats,
-// leads), with 7 bots when one of them acts as well (room.TestBotsAhead checks
+// every tick: without bots about 9 times a second (maxQuietSleep, heartbeats,
+// leads), with 7 bots 12-17 times, when one of them acts as well (room.TestBotsAhead checks
 // that their inputs still go out at their ticks), and a message that wakes it
 // in between finds it caught up with the present tick.
 func TestRoomSleepsBetweenDues(t *testing.T) {
