@@ -21,6 +21,11 @@ const botHorizon = 200 * time.Millisecond
 // noChange is botAhead.dirty when no logged event changed under it.
 const noChange = int64(1) << 62
 
+// aheadSnapEvery spaces the snapshots of the bots' state: a snapshot is
+// 6.8 KB (32 cycles), and one every tick over the half second the ring must
+// cover would be 440 KB a room; going back then replays up to 3 ticks more.
+const aheadSnapEvery = 4
+
 // botAhead is the bots' own copy of the simulation, run up to botHorizon
 // past the present, on which they decide their inputs for the coming ticks
 // before those ticks are due. Each decision is held back until its tick is
@@ -34,9 +39,10 @@ const noChange = int64(1) << 62
 // such a redo, which nobody relies on: the log records what they did.
 type botAhead struct {
 	s *sim.State // nil until bots first decide, and again once none are seated
-	// ring holds s as it was before stepping tick k, at ring[k%len]: a
-	// change at tick k restores it from there. Ticks back to the oldest a
-	// player's input may still land at (MaxLenient) are kept.
+	// ring holds s as it was before stepping each tick k that is a multiple
+	// of aheadSnapEvery, at ring[k/aheadSnapEvery%len]: a change at tick t
+	// restores the newest at or before t. It reaches back to the oldest
+	// tick a player's input may still land at (MaxLenient).
 	ring []sim.Snapshot
 	// queue holds the decisions for the ticks after released, in tick order.
 	queue []history.TickEvent
@@ -67,7 +73,7 @@ func (r *Room) resetAhead() {
 	}
 	a.s = s
 	if a.ring == nil {
-		a.ring = make([]sim.Snapshot, int64((r.cfg.MaxLenient+botHorizon)/r.dt)+4)
+		a.ring = make([]sim.Snapshot, int64((r.cfg.MaxLenient+botHorizon)/r.dt)/aheadSnapEvery+2)
 	}
 	clear(a.ring)
 	a.queue = a.queue[:0]
@@ -84,8 +90,9 @@ func (r *Room) planBots(to int64) {
 	}
 	if a.dirty < a.s.Tick() {
 		back := a.dirty
-		sn := &a.ring[back%int64(len(a.ring))]
-		if !sn.Valid() || sn.Tick() != back || a.s.Restore(sn) != nil {
+		from := back / aheadSnapEvery * aheadSnapEvery
+		sn := &a.ring[from/aheadSnapEvery%int64(len(a.ring))]
+		if !sn.Valid() || sn.Tick() != from || a.s.Restore(sn) != nil {
 			r.resetAhead()
 		} else {
 			a.dirty = noChange
@@ -93,13 +100,17 @@ func (r *Room) planBots(to int64) {
 			for n > 0 && a.queue[n-1].Tick > back {
 				n--
 			}
+			// Decisions up to back stand (a change at back alters the
+			// states after it): the ticks from `from` replay them.
 			a.queue = a.queue[:n]
 			a.decided = max(min(a.decided, back), a.released)
 		}
 	}
 	for a.s.Tick() < to {
 		k := a.s.Tick()
-		a.s.Save(&a.ring[k%int64(len(a.ring))])
+		if k%aheadSnapEvery == 0 {
+			a.s.Save(&a.ring[k/aheadSnapEvery%int64(len(a.ring))])
+		}
 		a.evs = r.tl.Log.AppendAt(a.evs[:0], k)
 		if k <= a.decided {
 			for _, te := range a.queue {
@@ -131,7 +142,7 @@ func (r *Room) botsDecide() {
 	a := &r.ahead
 	now := r.auth.Now()
 	if r.Bots() == 0 {
-		a.s, a.queue, a.released = nil, a.queue[:0], now
+		a.s, a.ring, a.queue, a.released = nil, nil, a.queue[:0], now
 		return // and the predicted present is not simulated at all
 	}
 	r.planBots(now + 1)
