@@ -1,12 +1,10 @@
 package headless
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -278,26 +276,14 @@ func (l *wtLink) put(r wtRead) bool {
 	}
 }
 
+// putFrame hands a framed message, or the error that ended the framing, to
+// the reader of the link.
+func (l *wtLink) putFrame(msg []byte, err error) bool {
+	return l.put(wtRead{msg: msg, err: err})
+}
+
 func (l *wtLink) readStream() {
-	br := bufio.NewReader(l.str)
-	for {
-		n, err := binary.ReadUvarint(br)
-		if err == nil && (n == 0 || n > uint64(proto.MaxSize(proto.TypeWelcome))) {
-			err = proto.ErrFrame
-		}
-		if err != nil {
-			l.put(wtRead{err: err})
-			return
-		}
-		msg := make([]byte, n)
-		if _, err := io.ReadFull(br, msg); err != nil {
-			l.put(wtRead{err: err})
-			return
-		}
-		if !l.put(wtRead{msg: msg}) {
-			return
-		}
-	}
+	proto.ReadFrames(l.str, proto.MaxSize(proto.TypeWelcome), l.putFrame)
 }
 
 func (l *wtLink) readDatagrams() {
@@ -306,16 +292,8 @@ func (l *wtLink) readDatagrams() {
 		if err != nil {
 			return
 		}
-		for len(d) > 0 {
-			msg, rest, err := proto.NextFrame(d)
-			if err != nil {
-				l.put(wtRead{err: err})
-				return
-			}
-			if !l.put(wtRead{msg: msg}) {
-				return
-			}
-			d = rest
+		if !proto.EachFrame(d, l.putFrame) {
+			return
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package proto
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 )
 
 // Framing for transports that do not delimit messages themselves
@@ -35,6 +37,57 @@ func (t Type) DatagramSafe() bool {
 // ErrFrame reports framing that does not hold together: a length past the
 // end of the data, an empty message, or a varint that does not end.
 var ErrFrame = errors.New("proto: malformed frame")
+
+// ErrFrameTooLarge reports a frame on a stream longer than its reader
+// accepts, found from the length alone: nothing of the body is read or
+// allocated.
+var ErrFrameTooLarge = errors.New("proto: frame too large")
+
+// ReadFrames reads a framed stream (WebTransport's), each message at most
+// max bytes long, and hands each message to put while put returns true.
+// The error that ends the stream is handed over last: io.EOF, ErrFrame for
+// an empty message, ErrFrameTooLarge for a length over max (found from the
+// length alone), or the reader's.
+func ReadFrames(r io.Reader, max int, put func(msg []byte, err error) bool) {
+	br := bufio.NewReader(r)
+	for {
+		msg, err := readFrame(br, max)
+		if !put(msg, err) || err != nil {
+			return
+		}
+	}
+}
+
+func readFrame(r *bufio.Reader, max int) ([]byte, error) {
+	n, err := binary.ReadUvarint(r)
+	switch {
+	case err != nil:
+		return nil, err
+	case n == 0:
+		return nil, ErrFrame
+	case n > uint64(max):
+		return nil, ErrFrameTooLarge
+	}
+	msg := make([]byte, n)
+	if _, err := io.ReadFull(r, msg); err != nil {
+		return nil, err
+	}
+	return msg, nil
+}
+
+// EachFrame hands each message of framed data (a datagram) to put, in order,
+// while put returns true; framing that does not hold together is handed over
+// as ErrFrame and ends it. It reports whether put took every message.
+func EachFrame(b []byte, put func(msg []byte, err error) bool) bool {
+	for len(b) > 0 {
+		msg, rest, err := NextFrame(b)
+		if !put(msg, err) || err != nil {
+			return false
+		}
+		b = rest
+	}
+	return true
+}
 
 // AppendFrame appends msg to b with its length in front.
 func AppendFrame(b, msg []byte) []byte {

@@ -3,6 +3,8 @@ package proto
 import (
 	"bytes"
 	"errors"
+	"io"
+	"strings"
 	"testing"
 
 	"webtron/sim"
@@ -12,14 +14,13 @@ import (
 func unframe(t *testing.T, b []byte) [][]byte {
 	t.Helper()
 	var out [][]byte
-	for len(b) > 0 {
-		msg, rest, err := NextFrame(b)
+	EachFrame(b, func(msg []byte, err error) bool {
 		if err != nil {
-			t.Fatalf("NextFrame: %v", err)
+			t.Fatalf("EachFrame: %v", err)
 		}
 		out = append(out, msg)
-		b = rest
-	}
+		return true
+	})
 	return out
 }
 
@@ -136,5 +137,63 @@ func TestPackerSplitsCopies(t *testing.T) {
 	if len(got) != 2 || len(got[0]) != 2 || len(got[1]) != 2 ||
 		!bytes.Equal(got[0][1], prop) || !bytes.Equal(got[1][0], prop) || !bytes.Equal(got[1][1], hash) {
 		t.Fatalf("datagrams %v, want [pong prop] [prop hash]", got)
+	}
+}
+
+// TestReadFrames: a framed stream yields its messages in order, then
+// io.EOF; an empty frame is ErrFrame, a frame over the limit
+// ErrFrameTooLarge before its body is read, a stream cut inside a body
+// io.ErrUnexpectedEOF; put returning false stops the reading.
+func TestReadFrames(t *testing.T) {
+	read := func(data []byte, max, stopAfter int) (msgs []string, last error, unread int) {
+		r := bytes.NewReader(data)
+		ReadFrames(r, max, func(msg []byte, err error) bool {
+			if err != nil {
+				last = err
+				return false
+			}
+			msgs = append(msgs, string(msg))
+			return len(msgs) < stopAfter
+		})
+		return msgs, last, r.Len()
+	}
+	stream := AppendFrame(AppendFrame(nil, []byte("abc")), []byte("de"))
+	if msgs, err, _ := read(stream, 3, 9); strings.Join(msgs, ",") != "abc,de" || err != io.EOF {
+		t.Fatalf("got %q then %v, want abc, de then io.EOF", msgs, err)
+	}
+	if msgs, err, _ := read(stream, 3, 1); len(msgs) != 1 || err != nil {
+		t.Fatalf("stopped after one: got %q then %v", msgs, err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"empty", []byte{0}, ErrFrame},
+		{"too large", AppendFrame(nil, bytes.Repeat([]byte("x"), 5000)), ErrFrameTooLarge},
+		{"cut", AppendFrame(nil, []byte("abc"))[:3], io.ErrUnexpectedEOF},
+	} {
+		_, err, unread := read(tc.data, 3, 9)
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+		if tc.want == ErrFrameTooLarge && unread == 0 {
+			t.Errorf("%s: the whole body was read", tc.name)
+		}
+	}
+}
+
+// TestEachFrame: every message of a datagram in order, stopping when told
+// to, and ErrFrame for framing that does not hold together.
+func TestEachFrame(t *testing.T) {
+	d := AppendFrame(AppendFrame(AppendFrame(nil, []byte("a")), []byte("bc")), []byte("d"))
+	var got []string
+	all := EachFrame(d, func(m []byte, err error) bool { got = append(got, string(m)); return len(got) < 2 })
+	if all || strings.Join(got, ",") != "a,bc" {
+		t.Fatalf("got %q (all %v), want a, bc and a stop after the second", got, all)
+	}
+	var last error
+	if EachFrame(append(d, 5, 'x'), func(_ []byte, err error) bool { last = err; return true }) || !errors.Is(last, ErrFrame) {
+		t.Fatalf("a length past the end: %v, want ErrFrame", last)
 	}
 }

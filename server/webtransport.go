@@ -1,14 +1,11 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -226,6 +223,15 @@ func (l *wtLink) put(r wtRead) bool {
 	}
 }
 
+// putFrame hands a framed message, or the error that ended the framing, to
+// the reader of the link.
+func (l *wtLink) putFrame(msg []byte, err error) bool {
+	if errors.Is(err, proto.ErrFrameTooLarge) {
+		err = errTooLarge
+	}
+	return l.put(wtRead{msg: msg, err: err})
+}
+
 // readStream waits for the client's stream and reads framed messages from
 // it. A frame longer than the largest client message is errTooLarge, found
 // from its length alone.
@@ -240,28 +246,7 @@ func (l *wtLink) readStream() {
 	l.mu.Lock()
 	l.str = str
 	l.mu.Unlock()
-	br := bufio.NewReader(str)
-	for {
-		n, err := binary.ReadUvarint(br)
-		if err == nil && (n == 0 || n > uint64(maxClientMessage)) {
-			err = errTooLarge
-			if n == 0 {
-				err = proto.ErrFrame
-			}
-		}
-		if err != nil {
-			l.put(wtRead{err: err})
-			return
-		}
-		msg := make([]byte, n)
-		if _, err := io.ReadFull(br, msg); err != nil {
-			l.put(wtRead{err: err})
-			return
-		}
-		if !l.put(wtRead{msg: msg}) {
-			return
-		}
-	}
+	proto.ReadFrames(str, maxClientMessage, l.putFrame)
 }
 
 // readDatagrams splits each datagram into its messages.
@@ -272,16 +257,8 @@ func (l *wtLink) readDatagrams() {
 			return // the session ended; the stream reader reports why
 		}
 		l.s.metrics.datagrams.WithLabelValues("received").Inc()
-		for len(d) > 0 {
-			msg, rest, err := proto.NextFrame(d)
-			if err != nil {
-				l.put(wtRead{err: err})
-				return
-			}
-			if !l.put(wtRead{msg: msg}) {
-				return
-			}
-			d = rest
+		if !proto.EachFrame(d, l.putFrame) {
+			return
 		}
 	}
 }

@@ -236,32 +236,24 @@ func TestWebTransportBadInput(t *testing.T) {
 func readWTError(t *testing.T, str *webtransport.Stream, act func()) *proto.Error {
 	t.Helper()
 	str.SetReadDeadline(time.Now().Add(5 * time.Second))
-	var buf []byte
-	tmp := make([]byte, 64<<10)
-	for {
-		for {
-			msg, rest, err := proto.NextFrame(buf)
-			if err != nil || msg == nil {
-				break
-			}
-			buf = rest
-			m, err := proto.Decode(msg)
-			if err != nil {
-				t.Fatalf("server sent an undecodable message: %v", err)
-			}
-			switch m := m.(type) {
-			case *proto.Welcome:
-				act()
-			case *proto.Error:
-				return m
-			}
-		}
-		n, err := str.Read(tmp)
-		buf = append(buf, tmp[:n]...)
-		if err != nil && n == 0 {
+	var got *proto.Error
+	proto.ReadFrames(str, proto.MaxSize(proto.TypeWelcome), func(msg []byte, err error) bool {
+		if err != nil {
 			t.Fatalf("stream ended without an Error: %v", err)
 		}
-	}
+		m, err := proto.Decode(msg)
+		if err != nil {
+			t.Fatalf("server sent an undecodable message: %v", err)
+		}
+		switch m := m.(type) {
+		case *proto.Welcome:
+			act()
+		case *proto.Error:
+			got = m
+		}
+		return got == nil
+	})
+	return got
 }
 
 // TestTransportInfo: /api/transport names the path and the hash of the
