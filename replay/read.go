@@ -231,24 +231,16 @@ func (r *reader) u64(field string) uint64 {
 	return v
 }
 
-func (r *reader) uvarint(field string) uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail(field)
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *reader) uvarint(field string) uint64 { return readVarint(r, field, binary.Uvarint) }
 
-func (r *reader) varint(field string) int64 {
+func (r *reader) varint(field string) int64 { return readVarint(r, field, binary.Varint) }
+
+// readVarint reads one varint with dec (binary.Uvarint or binary.Varint).
+func readVarint[T uint64 | int64](r *reader, field string, dec func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.b)
+	v, n := dec(r.b)
 	if n <= 0 {
 		r.fail(field)
 		return 0

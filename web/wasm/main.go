@@ -55,8 +55,7 @@ var c core
 
 func main() {
 	c.perf = js.Global().Get("performance")
-	api := js.Global().Get("Object").New()
-	for name, f := range map[string]func(args []js.Value) any{
+	c.funcs = export("webtronCore", map[string]func(args []js.Value) any{
 		"start":    c.start,
 		"hello":    c.hello,
 		"receive":  c.receive,
@@ -70,12 +69,7 @@ func main() {
 		"info":     c.info,
 		"notices":  c.drainNotices,
 		"token":    c.token,
-	} {
-		fn := js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) })
-		c.funcs = append(c.funcs, fn)
-		api.Set(name, fn)
-	}
-	js.Global().Set("webtronCore", api)
+	})
 	// The loader waits for this call rather than polling for webtronCore.
 	if ready := js.Global().Get("webtronCoreReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -260,4 +254,19 @@ func bytesJS(b []byte) js.Value {
 	u := js.Global().Get("Uint8Array").New(len(b))
 	js.CopyBytesToJS(u, b)
 	return u
+}
+
+// export sets globalThis[global] to an object of the given functions and
+// returns their js.Funcs, which must stay referenced for as long as the page
+// may call them.
+func export(global string, fns map[string]func(args []js.Value) any) []js.Func {
+	api := js.Global().Get("Object").New()
+	var funcs []js.Func
+	for name, f := range fns {
+		fn := js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) })
+		funcs = append(funcs, fn)
+		api.Set(name, fn)
+	}
+	js.Global().Set(global, api)
+	return funcs
 }

@@ -40,8 +40,7 @@ type replayCore struct {
 var rc replayCore
 
 func init() {
-	api := js.Global().Get("Object").New()
-	for name, f := range map[string]func(args []js.Value) any{
+	rc.funcs = export("webtronReplay", map[string]func(args []js.Value) any{
 		"open":    rc.open,
 		"load":    rc.load,
 		"info":    rc.info,
@@ -50,12 +49,7 @@ func init() {
 		"setView": rc.setView,
 		"frame":   rc.frameJS,
 		"state":   rc.state,
-	} {
-		fn := js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) })
-		rc.funcs = append(rc.funcs, fn)
-		api.Set(name, fn)
-	}
-	js.Global().Set("webtronReplay", api)
+	})
 }
 
 // errJS is an error's text for JavaScript, or null.
