@@ -63,15 +63,16 @@ func (l hudLayout) visible() string {
 	return strings.Join(ids, ", ")
 }
 
-func readLayout(t *testing.T, p *page) hudLayout {
+// readLayout reads the layout of the elements named by ids (hudIDs, replayIDs).
+func readLayout(t *testing.T, p *page, ids []string) hudLayout {
 	t.Helper()
-	ids, _ := json.Marshal(hudIDs)
-	js, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](fmt.Sprintf(layoutJS, ids)))
+	js, _ := json.Marshal(ids)
+	out, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](fmt.Sprintf(layoutJS, js)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var l hudLayout
-	if err := json.Unmarshal([]byte(js), &l); err != nil {
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
 		t.Fatal(err)
 	}
 	return l
@@ -103,7 +104,7 @@ func TestBrowserHUDLayout(t *testing.T) {
 			p := playIn(t, browser(t), "http://"+addr, room, "Layout", screen(vp.w, vp.h, vp.touch))
 			seen := map[string]bool{}
 			check := func(when string) {
-				l := readLayout(t, p)
+				l := readLayout(t, p, hudIDs)
 				for _, b := range l.Boxes {
 					seen[b.ID] = true
 				}

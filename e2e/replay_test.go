@@ -351,6 +351,7 @@ func TestBrowserReplay(t *testing.T) {
 	})
 	pause(t, p)
 	checkHash(t, p, f, "after the seek bar")
+	replayMinimap(t, p)
 
 	// The round as Rider saw it (V), then the overhead view's camera (Q, E).
 	keys(p, "v")
@@ -434,4 +435,53 @@ func TestBrowserReplay(t *testing.T) {
 		t.Errorf("a damaged round offers %s buttons", n)
 	}
 	noErrors(t, l)
+}
+
+// replayIDs are the replay page's elements; no two visible ones may overlap.
+var replayIDs = []string{"replay-top", "replay-scores", "replay-feed", "replay-minimap", "replay-middle", "replay-bar"}
+
+// replayMinimapJS counts the replay minimap's bright pixels inside its
+// border: the walls drawn on it.
+const replayMinimapJS = `(() => {
+  const c = document.getElementById("replay-minimap");
+  const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+  let n = 0;
+  for (let y = 3; y < c.height - 3; y++) for (let x = 3; x < c.width - 3; x++) {
+    const i = (y * c.width + x) * 4;
+    if (d[i] + d[i + 1] + d[i + 2] > 200) n++;
+  }
+  return n;
+})()`
+
+// replayMinimap: mid-round, the replay shows the arena from above with the
+// walls laid so far, as live play does, and at a phone's size upright and on
+// its side and at a laptop's, the page's elements neither overlap nor leave
+// the screen.
+func replayMinimap(t *testing.T, p *page) {
+	t.Helper()
+	waitFor(t, "walls on the replay's minimap", 10*time.Second, func() bool {
+		n, err := chromedp.Run(p.ctx, chromedp.Evaluate[int](replayMinimapJS))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n > 50
+	})
+	for _, vp := range []struct {
+		w, h  int64
+		phone bool
+	}{{390, 844, true}, {844, 390, true}, {1280, 720, false}} {
+		if err := chromedp.Do(p.ctx, screen(vp.w, vp.h, vp.phone)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		l := readLayout(t, p, replayIDs)
+		shot(t, p, fmt.Sprintf("replay-%dx%d", vp.w, vp.h))
+		seen := false
+		for _, b := range l.Boxes {
+			seen = seen || b.ID == "replay-minimap"
+		}
+		if !seen || len(l.Overlaps) > 0 || len(l.Offscreen) > 0 {
+			t.Errorf("replay page at %dx%d: minimap shown %v, overlapping %v, off screen %v; visible: %s", vp.w, vp.h, seen, l.Overlaps, l.Offscreen, l.visible())
+		}
+	}
 }

@@ -13,6 +13,7 @@ import type { Remote } from "../core/remote";
 import { $, el, setText } from "../hud/dom";
 import { line } from "../hud/killfeed";
 import { colorCSS } from "../render/colors";
+import { Minimap } from "../render/minimap";
 import type { Renderer } from "../render/renderer";
 import { fetchReplay, fmtClock, replayURL } from "./api";
 import type { ReplayClock, ReplayFromWorker, ReplayInfo, ReplayState } from "./messages";
@@ -90,6 +91,8 @@ export class ReplayPage {
   /** The speed asked for and not yet confirmed by the worker. */
   private speedWant: number | null = null;
   private stopped = false;
+  /** The arena from above, as in live play; drawn every other frame. */
+  private readonly minimap = new Minimap($<HTMLCanvasElement>("replay-minimap"));
 
   constructor(
     private readonly remote: Remote,
@@ -227,6 +230,7 @@ export class ReplayPage {
         this.seeks++;
       }
       this.renderer.draw(this.frame, this.follow, dt);
+      if (this.frames % 2 === 0) this.minimap.update(this.frame, this.renderer.trails, this.follow);
       this.frames++;
       if (this.firstFrameMs < 0) this.firstFrameMs = now;
     }
