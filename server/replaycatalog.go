@@ -417,30 +417,42 @@ func (s *Server) serveReplays(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(s.catalog.List(limit, r.URL.Query().Get("room")))
 }
 
+// noReplay answers 404 for a replay that is not there, or an id that names
+// none: the two are not told apart.
+func noReplay(w http.ResponseWriter) { http.Error(w, "no such replay", http.StatusNotFound) }
+
+// openReplay opens the catalogue for the replay id names, or answers 404
+// (noReplay) and reports false. The caller closes root.
+func (s *Server) openReplay(w http.ResponseWriter, id string) (root *os.Root, dir, file string, ok bool) {
+	if dir, file, ok = parseReplayID(id); ok {
+		var err error
+		root, err = s.catalog.open()
+		ok = err == nil
+	}
+	if !ok {
+		noReplay(w)
+	}
+	return root, dir, file, ok
+}
+
 // serveReplay answers GET /api/replays/{id} with the file, checked first: a
 // damaged file is refused (422) so that no page plays it.
 func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	dir, file, ok := parseReplayID(id)
+	root, dir, file, ok := s.openReplay(w, id)
 	if !ok {
-		http.Error(w, "no such replay", http.StatusNotFound)
-		return
-	}
-	root, err := s.catalog.open()
-	if err != nil {
-		http.Error(w, "no such replay", http.StatusNotFound)
 		return
 	}
 	defer root.Close()
 	ms, _ := strconv.ParseInt(id[:strings.IndexByte(id, '-')], 10, 64)
 	info, ok := s.catalog.info(root, listed{id, dir, file, ms})
 	if !ok {
-		http.Error(w, "no such replay", http.StatusNotFound)
+		noReplay(w)
 		return
 	}
 	b, err := readReplay(root, dir, file)
 	if errors.Is(err, fs.ErrNotExist) {
-		http.Error(w, "no such replay", http.StatusNotFound)
+		noReplay(w)
 		return
 	}
 	if err == nil && !info.Damaged {
@@ -468,20 +480,18 @@ func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
 // report) when the file exists, 404 when it does not, so that a mistyped or
 // pruned link says so at once.
 func (s *Server) serveReplayPage(w http.ResponseWriter, r *http.Request) {
-	dir, file, ok := parseReplayID(r.PathValue("id"))
-	if !ok || s.cfg.Web == nil {
-		http.Error(w, "no such replay", http.StatusNotFound)
+	if s.cfg.Web == nil {
+		noReplay(w)
 		return
 	}
-	root, err := s.catalog.open()
-	if err != nil {
-		http.Error(w, "no such replay", http.StatusNotFound)
+	root, dir, file, ok := s.openReplay(w, r.PathValue("id"))
+	if !ok {
 		return
 	}
 	fi, err := root.Stat(path.Join(dir, file))
 	root.Close()
 	if err != nil || !fi.Mode().IsRegular() {
-		http.Error(w, "no such replay", http.StatusNotFound)
+		noReplay(w)
 		return
 	}
 	// The page reads the id from its own URL; index.html's <base href="/">
