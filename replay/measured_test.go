@@ -34,8 +34,15 @@ func TestReadsVersion1(t *testing.T) {
 // asVersion1 rewrites a file as the version-1 writer wrote it: the same
 // sections without the version-2 ones.
 func asVersion1(t *testing.T, b []byte) []byte {
+	return rewrite(t, b, append([]byte(Magic), 1, 0, 0, 0, 0), func(tag byte) bool { return tag < tagResult }, nil)
+}
+
+// rewrite returns the file b as another writer would have written it: the
+// given header, the sections keep accepts, then what tail appends (if not
+// nil), its length and checksum fixed.
+func rewrite(t *testing.T, b, header []byte, keep func(tag byte) bool, tail func([]byte) []byte) []byte {
 	t.Helper()
-	out := append([]byte(Magic), 1, 0, 0, 0, 0)
+	out := append([]byte(nil), header...)
 	r := reader{b: b[headerLen : len(b)-4]}
 	for len(r.b) > 0 {
 		tag := r.u8("tag")
@@ -43,9 +50,12 @@ func asVersion1(t *testing.T, b []byte) []byte {
 		if r.err != nil {
 			t.Fatal(r.err)
 		}
-		if tag < tagResult {
+		if keep(tag) {
 			out = appendSection(out, tag, payload)
 		}
+	}
+	if tail != nil {
+		out = tail(out)
 	}
 	binary.LittleEndian.PutUint32(out[len(Magic)+1:], uint32(len(out)+4))
 	return binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(out))

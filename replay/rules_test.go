@@ -3,7 +3,6 @@ package replay
 import (
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"strings"
 	"testing"
 
@@ -11,27 +10,14 @@ import (
 )
 
 // withRules returns the file b with its rules section replaced by rules (or
-// removed, for 0), checksum and length fixed: a file as another build of the
-// game wrote it.
+// removed, for 0): a file as another build of the game wrote it.
 func withRules(t *testing.T, b []byte, rules uint64) []byte {
-	t.Helper()
-	out := append([]byte(nil), b[:headerLen]...)
-	r := reader{b: b[headerLen : len(b)-4]}
-	for len(r.b) > 0 {
-		tag := r.u8("tag")
-		payload := r.bytes("section", r.uvarint("length"))
-		if r.err != nil {
-			t.Fatal(r.err)
+	return rewrite(t, b, b[:headerLen], func(tag byte) bool { return tag != tagRules }, func(out []byte) []byte {
+		if rules != 0 {
+			out = appendSection(out, tagRules, binary.AppendUvarint(nil, rules))
 		}
-		if tag != tagRules {
-			out = appendSection(out, tag, payload)
-		}
-	}
-	if rules != 0 {
-		out = appendSection(out, tagRules, binary.AppendUvarint(nil, rules))
-	}
-	binary.LittleEndian.PutUint32(out[len(Magic)+1:], uint32(len(out)+4))
-	return binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(out))
+		return out
+	})
 }
 
 // TestRulesRecorded: a file records the simulation's rules version; one
