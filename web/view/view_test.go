@@ -55,28 +55,26 @@ func (r *reader) check(t *testing.T, s *sim.State) {
 	}
 }
 
-func newGame(t *testing.T, players int) (*sim.State, []*bot.Bot) {
-	t.Helper()
-	s, err := sim.NewState(sim.DefaultConfig(), 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bots := make([]*bot.Bot, players)
-	var evs []sim.Event
-	for p := range bots {
-		bots[p] = bot.New(p, uint64(p)+3)
-		evs = append(evs, sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
-	}
-	s.Step(evs)
-	return s, bots
+// newGame seats players bots in a state of the default settings (seed 7).
+func newGame(tb testing.TB, players int) (*sim.State, []*bot.Bot) {
+	tb.Helper()
+	return newGameWith(tb, sim.DefaultConfig(), 7, players, 3)
 }
 
-func step(s *sim.State, bots []*bot.Bot) {
-	var evs []sim.Event
-	for _, b := range bots {
-		evs = b.Decide(s, evs)
+// newGameWith seats players bots, bot p seeded p+botSeed, in a state of cfg
+// and seed.
+func newGameWith(tb testing.TB, cfg sim.Config, seed uint64, players int, botSeed uint64) (*sim.State, []*bot.Bot) {
+	tb.Helper()
+	s, err := sim.NewState(cfg, seed)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	s.Step(evs)
+	bots := make([]*bot.Bot, players)
+	for p := range bots {
+		bots[p] = bot.New(p, uint64(p)+botSeed)
+	}
+	s.Step(bot.Joins(players))
+	return s, bots
 }
 
 // TestFrameTracksWalls follows a whole match of bots across round starts: the
@@ -87,7 +85,7 @@ func TestFrameTracksWalls(t *testing.T) {
 	var r reader
 	rounds := int64(0)
 	for k := 0; k < 100_000 && rounds < 3; k++ {
-		step(s, bots)
+		bot.Play(s, bots, 1)
 		r.apply(t, e.Frame(s, 2, 0, 0))
 		r.check(t, s)
 		rounds, _ = s.Round()
@@ -103,7 +101,7 @@ func TestFrameTracksWalls(t *testing.T) {
 func TestFrameAfterRollback(t *testing.T) {
 	s, bots := newGame(t, 4)
 	for s.WallCount() < 40 {
-		step(s, bots)
+		bot.Play(s, bots, 1)
 	}
 	var e Encoder
 	var r reader
@@ -113,7 +111,7 @@ func TestFrameAfterRollback(t *testing.T) {
 	// Lay a few walls after the snapshot, so that the replay below has a
 	// tail to rewrite.
 	for k := 0; k < 60 || (s.WallCount() < saved+3 && k < 5000); k++ {
-		step(s, bots)
+		bot.Play(s, bots, 1)
 	}
 	if s.WallCount() < saved+3 {
 		t.Skip("the bots laid no walls after the snapshot")
@@ -155,7 +153,7 @@ func TestFrameAfterRollback(t *testing.T) {
 func TestFrameCapsWalls(t *testing.T) {
 	s, bots := newGame(t, 8)
 	for s.WallCount() < 100 {
-		step(s, bots)
+		bot.Play(s, bots, 1)
 	}
 	e := Encoder{MaxWalls: 16}
 	var r reader
@@ -180,7 +178,7 @@ func TestFrameCycles(t *testing.T) {
 		if ph, _ := s.Phase(); ph == sim.PhasePlay && s.Tick()%50 == 0 {
 			break
 		}
-		step(s, bots)
+		bot.Play(s, bots, 1)
 	}
 	var e Encoder
 	var r reader
@@ -209,7 +207,7 @@ func TestFrameDeadWallsVanish(t *testing.T) {
 	var r reader
 	dead := -1
 	for range 20000 {
-		step(s, bots)
+		bot.Play(s, bots, 1)
 		for i := range 4 {
 			if c := s.Cycle(i); c.InRound && !c.Alive && s.Tick() > c.DeathTick+s.DeadWallTicks()+1 {
 				dead = i
@@ -230,19 +228,9 @@ func TestFrameDeadWallsVanish(t *testing.T) {
 }
 
 func BenchmarkFrame16(b *testing.B) {
-	s, err := sim.NewState(sim.DefaultConfig(), 7)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bots := make([]*bot.Bot, 16)
-	var evs []sim.Event
-	for p := range bots {
-		bots[p] = bot.New(p, uint64(p)+3)
-		evs = append(evs, sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
-	}
-	s.Step(evs)
+	s, bots := newGame(b, 16)
 	for s.WallCount() < 500 {
-		step(s, bots)
+		bot.Play(s, bots, 1)
 	}
 	var e Encoder
 	e.Frame(s, 0, 0, 0)
@@ -271,7 +259,7 @@ func TestFrameDeathCause(t *testing.T) {
 	s, bots := newGame(t, 8)
 	e, deaths := Encoder{}, 0
 	for k := 0; k < 50_000 && deaths < 40; k++ {
-		step(s, bots)
+		bot.Play(s, bots, 1)
 		w := (&reader{}).apply(t, e.Frame(s, 0, 0, 0))
 		e.Reset()
 		for i := range 8 {
@@ -303,22 +291,12 @@ func TestFrameTeamsAndZone(t *testing.T) {
 	set.TeamMaxPlayers = 2
 	set.WinZoneMinRoundTimeMs, set.WinZoneMinLastDeathMs = 3000, 0
 	cfg.Both(set)
-	s, err := sim.NewState(cfg, 11)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bots := make([]*bot.Bot, 6)
-	var evs []sim.Event
-	for p := range bots {
-		bots[p] = bot.New(p, uint64(p)+5)
-		evs = append(evs, sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
-	}
-	s.Step(evs)
+	s, bots := newGameWith(t, cfg, 11, 6, 5)
 	var e Encoder
 	var r reader
 	var zones, blasts, holed, teamWins int
 	for k := 0; k < 200_000 && (zones == 0 || blasts == 0 || holed == 0 || teamWins == 0); k++ {
-		step(s, bots)
+		bot.Play(s, bots, 1)
 		w := r.apply(t, e.Frame(s, 0, 0, 0))
 		if w[HTeamMax] != 2 || w[HTeams] != int32(s.Teams()) || w[HExplosionRadius] != int32(s.ExplosionRadius()/1000) {
 			t.Fatalf("tick %d: team max %d teams %d explosion radius %d", s.Tick(), w[HTeamMax], w[HTeams], w[HExplosionRadius])
@@ -401,21 +379,11 @@ func TestFrameTeamsAndZone(t *testing.T) {
 func TestFrameDeadWallsStay(t *testing.T) {
 	cfg := sim.DefaultConfig()
 	cfg.SP.WallsStayUpDelayMs, cfg.MP.WallsStayUpDelayMs = -1, -1
-	s, err := sim.NewState(cfg, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bots := make([]*bot.Bot, 4)
-	var evs []sim.Event
-	for p := range bots {
-		bots[p] = bot.New(p, uint64(p)+3)
-		evs = append(evs, sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
-	}
-	s.Step(evs)
+	s, bots := newGameWith(t, cfg, 7, 4, 3)
 	var e Encoder
 	long := 0
 	for k := 0; k < 50_000 && long < 100; k++ {
-		step(s, bots)
+		bot.Play(s, bots, 1)
 		w := (&reader{}).apply(t, e.Frame(s, 0, 0, 0))
 		e.Reset()
 		if w[HDeadWallTicks] != -1 {
