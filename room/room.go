@@ -234,7 +234,6 @@ type Stats struct {
 	Resent                                          int64   // broadcasts sent again on a client's request (lost datagrams)
 	RollbackTicks                                   []int64 // server rollback depth per accepted late event, drained by the owner
 	BytesOut, BytesIn                               int64
-	TickLateness                                    time.Duration // last tick's lateness
 }
 
 // New makes a room whose tick 0 starts at now, reaching its connections

@@ -16,9 +16,6 @@ import (
 func (r *Room) Tick(now time.Duration) error {
 	r.now = now
 	target := int64((now - r.epoch) / r.dt)
-	if target > r.auth.Now() {
-		r.Stats.TickLateness = now - r.epoch - time.Duration(r.auth.Now()+1)*r.dt
-	}
 	for r.auth.Now() < target {
 		if _, err := r.auth.Tick(r.auth.Now() + 1); err != nil {
 			return err

@@ -228,13 +228,13 @@ func (h *roomHost) run() {
 // untilWake is how long the room may sleep: until room.NextDue (its next
 // heartbeat, lead recomputation, roster or held pong, or the next tick at
 // which a bot acts, the bots deciding ahead), at most maxQuietSleep, which
-// bounds how long a chat line or a hash report waits; in phase with the tick
+// bounds how long a pong or a hash report waits; in phase with the tick
 // times the room measures its lateness against. Each wake-up of a goroutine
 // costs the process more CPU than a tick of an 8-player room
 // (docs/performance.md, CPU per room), so a room with a player and 7 bots
-// wakes a few dozen times a second instead of 120, a room without bots 10-15
-// times (TestRoomSleepsBetweenDues). Messages wake the room whenever they
-// come, and it first runs the ticks due by then.
+// wakes 7-17 times a second instead of 120, a room without bots about 9
+// times (TestRoomSleepsBetweenDues). Urgent messages wake the room whenever
+// they come, and it first runs the ticks due by then.
 func (h *roomHost) untilWake() time.Duration {
 	now := h.srv.now()
 	next := h.room.NextTick()
