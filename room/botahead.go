@@ -63,7 +63,7 @@ func (a *botAhead) touch(tick int64) {
 	}
 }
 
-// reset starts the bots' state afresh from the room's present: when the ring
+// resetAhead starts the bots' state afresh from the room's present: when the ring
 // no longer holds the tick a change needs, or when bots are seated again.
 func (r *Room) resetAhead() {
 	a := &r.ahead

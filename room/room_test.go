@@ -305,6 +305,37 @@ func TestBotsAhead(t *testing.T) {
 	if rewound < 100 {
 		t.Fatalf("the human's inputs made the bots decide again %d times, want the test to exercise it more", rewound)
 	}
+
+	// A bot that leaves with a decision pending: the decision goes with it.
+	now := r.NextTick()
+	for ; len(r.ahead.queue) == 0; now = r.NextTick() {
+		if err := r.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		r.NextDue()
+	}
+	gone := int(r.ahead.queue[0].Ev.Player)
+	left := r.Now()
+	r.serverEvent(sim.Event{Kind: sim.EvLeave, Player: uint8(gone)}) // as seatBots does between rounds
+	r.members[gone] = nil
+	for end := now + time.Second; now < end; now = r.NextTick() {
+		if err := r.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		checkAhead(t, r)
+	}
+	// (fillBots seats a new bot in the seat soon after: its inputs may follow.)
+	for _, te := range r.tl.Log.From(left) {
+		if int(te.Ev.Player) != gone {
+			continue
+		}
+		if te.Ev.Kind == sim.EvJoin {
+			break
+		}
+		if te.Ev.Kind.PlayerInput() {
+			t.Fatalf("bot %d left at tick %d, and its %v at tick %d was logged", gone, left, te.Ev.Kind, te.Tick)
+		}
+	}
 }
 
 // checkAhead fails unless the bots' state equals the room's present stepped
