@@ -62,12 +62,20 @@ func serve(t *testing.T, s *server.Server, ln net.Listener) {
 }
 
 // watcher is a headless spectator (package headless): a client.Session over
-// a real WebSocket that sees the server's history as it is broadcast.
+// a real WebSocket (or WebTransport: watchOver) that sees the server's
+// history as it is broadcast.
 type watcher struct{ p *headless.Player }
 
 func watch(t *testing.T, addr, room string) *watcher {
 	t.Helper()
-	return &watcher{runHeadless(t, addr, headless.Options{Name: "watcher", Room: room, Spectate: true, Idle: true})}
+	return watchOver(t, addr, room, headless.WebSocket)
+}
+
+// watchOver is watch over the given transport (headless.WebSocket or
+// headless.WebTransport).
+func watchOver(t *testing.T, addr, room, transport string) *watcher {
+	t.Helper()
+	return &watcher{runHeadless(t, addr, headless.Options{Name: "watcher", Room: room, Spectate: true, Idle: true, Transport: transport})}
 }
 
 // runHeadless dials a headless client into the server at addr (from the

@@ -95,3 +95,56 @@ func TestPongTimesAnRTTAtArrival(t *testing.T) {
 		t.Errorf("RTT %v, want %v (the handling delay must not count)", got, rtt)
 	}
 }
+
+// TestPongHeldUntilItLeaves: with Config.Clock, a held pong says how long it
+// was held until it left, and a ping's send time is when it left, not the
+// time Tick was given: a wake-up that first runs the ticks it slept through
+// sends later than that, and the difference is not network.
+func TestPongHeldUntilItLeaves(t *testing.T) {
+	const late = 3 * time.Millisecond // the room's work before the heartbeat leaves
+	var now time.Duration
+	r, tr := newTestRoom(t, Config{Seats: 2, Clock: func() time.Duration { return now + late }})
+	hello(t, r, 1, &proto.Hello{Name: "a"}, 0)
+	arrived := time.Second + time.Millisecond
+	var sent []sentMsg
+	sentAt, pinged := time.Duration(-1), false
+	for now = r.NextTick(); sentAt < 0; now = r.NextTick() {
+		if now > 3*time.Second {
+			t.Fatal("no pong within 2 s")
+		}
+		if !pinged && now >= arrived {
+			if e := r.ReceiveAt(1, &proto.Ping{ID: 7}, arrived, now); e != nil {
+				t.Fatal(e.Text)
+			}
+			pinged = true
+		}
+		before := len(tr.out)
+		if err := r.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range tr.out[before:] {
+			if _, ok := s.m.(*proto.Pong); ok {
+				sent, sentAt = tr.out[before:], now
+			}
+		}
+	}
+	left := sentAt + late
+	var ping *proto.Ping
+	for _, s := range sent {
+		switch m := s.m.(type) {
+		case *proto.Pong:
+			if want := uint32((left - arrived) / time.Microsecond); m.Held != want {
+				t.Errorf("pong held %d µs, want %d µs: until it left", m.Held, want)
+			}
+		case *proto.Ping:
+			ping = m
+		}
+	}
+	if ping == nil {
+		t.Fatal("no ping with the heartbeat")
+	}
+	m := r.members[r.byConn[1]]
+	if s := m.pings[ping.ID%uint32(len(m.pings))]; s.id != ping.ID || s.at != left {
+		t.Errorf("ping %d recorded as sent at %v, want %v (when it left)", ping.ID, s.at, left)
+	}
+}

@@ -43,7 +43,7 @@ func (r *Room) ReceiveAt(c ConnID, msg proto.Message, arrived, now time.Duration
 	switch m := msg.(type) {
 	case *proto.Ping:
 		if len(r.pongs) >= maxHeldPongs {
-			r.sendPongs(now) // spectators' pings are not a room's memory
+			r.sendPongs(r.sendTime()) // spectators' pings are not a room's memory
 		}
 		r.pongs = append(r.pongs, heldPong{c: c, arrived: arrived,
 			pong: proto.Pong{ID: m.ID, Echo: m.Time, Time: us(arrived - r.epoch)}})

@@ -61,6 +61,12 @@ type Config struct {
 	QuietHeartbeat time.Duration
 	Reconnect      time.Duration // how long a dropped player keeps its cycle and token (default 30 s)
 	ChatEvery      time.Duration // minimum spacing of one client's chat lines (default 500 ms)
+	// Clock reads the time as the room's messages leave (the server's
+	// clock): a ping's send time and a pong's hold are stamped with it, not
+	// with the time Tick was given, which a wake-up that first runs the ticks
+	// it slept through can leave behind by a millisecond. Nil: Tick's time
+	// (the lab's virtual clock, tests).
+	Clock func() time.Duration
 	// OnRound receives every finished round's record (replays).
 	OnRound func(rec history.RoundRecord, names []string)
 	// OnDesync receives the reproduction of a desync: the joining data a

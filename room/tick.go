@@ -49,10 +49,11 @@ func (r *Room) Tick(now time.Duration) error {
 	if hb {
 		r.lastHB = now
 		r.heartbeat(now)
-		r.pingAll(now)
-		r.sendPongs(now)
+		sent := r.sendTime()
+		r.pingAll(sent)
+		r.sendPongs(sent)
 	} else if len(r.pongs) > 0 && now-r.pongs[0].arrived >= maxPongHold {
-		r.sendPongs(now)
+		r.sendPongs(r.sendTime())
 	}
 	if r.rosterDirty && now-r.lastRoster >= rosterEvery || hb && now-r.lastRoster >= 2*time.Second {
 		r.lastRoster = now
@@ -158,6 +159,15 @@ func (r *Room) inputsSinceHeartbeat() bool {
 		}
 	}
 	return false
+}
+
+// sendTime is the time a message sent now leaves (Config.Clock), never
+// before the time the room is handling.
+func (r *Room) sendTime() time.Duration {
+	if r.cfg.Clock == nil {
+		return r.now
+	}
+	return max(r.cfg.Clock(), r.now)
 }
 
 func (r *Room) pingAll(now time.Duration) {

@@ -113,7 +113,7 @@ func (s *Server) Serve(ln net.Listener) error {
 
 func (s *Server) roomConfig(seed uint64) room.Config {
 	return room.Config{Sim: s.cfg.rules(), Seed: seed, Policy: s.cfg.Policy, Bots: s.cfg.Bots, Seats: s.cfg.Seats,
-		Heartbeat: s.cfg.Heartbeat, QuietHeartbeat: s.cfg.QuietHeartbeat, Ping: s.cfg.Ping}
+		Heartbeat: s.cfg.Heartbeat, QuietHeartbeat: s.cfg.QuietHeartbeat, Ping: s.cfg.Ping, Clock: s.now}
 }
 
 // attach finds or makes the room called name and counts c in it. The count

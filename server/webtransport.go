@@ -204,6 +204,7 @@ const lossyFor = 10 * time.Second
 type wtRead struct {
 	msg []byte
 	err error
+	at  time.Duration // when the session gave it to us (server clock)
 }
 
 func newWTLink(s *Server, sess *webtransport.Session, qc *quic.Conn) *wtLink {
@@ -224,12 +225,14 @@ func (l *wtLink) put(r wtRead) bool {
 }
 
 // putFrame hands a framed message, or the error that ended the framing, to
-// the reader of the link.
+// the reader of the link, stamped with the time it came off the session:
+// the handoffs to the connection's reader after that are the server's own
+// time, not the network's (a room measures round trips with the stamp).
 func (l *wtLink) putFrame(msg []byte, err error) bool {
 	if errors.Is(err, proto.ErrFrameTooLarge) {
 		err = errTooLarge
 	}
-	return l.put(wtRead{msg: msg, err: err})
+	return l.put(wtRead{msg: msg, err: err, at: l.s.now()})
 }
 
 // readStream waits for the client's stream and reads framed messages from
@@ -264,27 +267,29 @@ func (l *wtLink) readDatagrams() {
 }
 
 // read returns the next message in buf, as readMessage does for a WebSocket.
-func (l *wtLink) read(buf []byte) (int, error) {
+func (l *wtLink) read(buf []byte) (int, time.Duration, error) {
 	select {
 	case r := <-l.in:
 		if r.err != nil {
-			return 0, r.err
+			return 0, 0, r.err
 		}
 		if len(r.msg) > len(buf)-1 { // buf has room for one byte more than the limit
-			return 0, errTooLarge
+			return 0, 0, errTooLarge
 		}
-		return copy(buf, r.msg), nil
+		return copy(buf, r.msg), r.at, nil
 	case <-l.sess.Context().Done():
-		return 0, context.Cause(l.sess.Context())
+		return 0, 0, context.Cause(l.sess.Context())
 	}
 }
 
-// readMessage reads the conn's next message from whichever transport it has.
-func (c *conn) readMessage(buf []byte) (int, error) {
+// readMessage reads the conn's next message from whichever transport it has,
+// and when it arrived (0: now, as a WebSocket's reader is the first to see it).
+func (c *conn) readMessage(buf []byte) (int, time.Duration, error) {
 	if c.wt != nil {
 		return c.wt.read(buf)
 	}
-	return readMessage(c.ws, buf)
+	n, err := readMessage(c.ws, buf)
+	return n, 0, err
 }
 
 // writeLoop is conn.writeLoop for a WebTransport session: batches already

@@ -75,7 +75,7 @@ func (s *Server) readLoop(c *conn) {
 	buf := make([]byte, maxClientMessage+1)
 	limit := newBucket(s.cfg.MsgRate, s.cfg.MsgBurst, s.now())
 	for {
-		n, err := c.readMessage(buf)
+		n, at, err := c.readMessage(buf)
 		switch {
 		case errors.Is(err, errTooLarge):
 			c.close(protocolReason("oversized", fmt.Sprintf("message larger than %d bytes", maxClientMessage), websocket.StatusMessageTooBig))
@@ -123,7 +123,10 @@ func (s *Server) readLoop(c *conn) {
 			}
 			hello.Stop()
 		}
-		if !s.deliver(c, inbound{c: c, msg: m, at: now}) {
+		if at == 0 {
+			at = now
+		}
+		if !s.deliver(c, inbound{c: c, msg: m, at: at}) {
 			return
 		}
 	}
