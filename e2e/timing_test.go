@@ -10,8 +10,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"webtron/client"
-	"webtron/headless"
 	"webtron/clock"
+	"webtron/headless"
 )
 
 // perfReport is window.webtron.perf().
