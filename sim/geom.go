@@ -176,6 +176,20 @@ func (s *State) rimGap(x, y int64, dir uint8) int64 {
 	}
 }
 
+// rimSensors is what the sensors see of the rim alone: on each side, the rim
+// behind or on that side, whichever the ray meets first, within WallNear.
+func (s *State) rimSensors(x, y int64, dir uint8) (left, right hit) {
+	left, right = hit{gap: noHit, owner: OwnerRim}, hit{gap: noHit, owner: OwnerRim}
+	back := s.rimGap(x, y, dir+2)
+	for k, side := range [2]*hit{&left, &right} {
+		across := s.rimGap(x, y, dir+1+2*uint8(k))
+		if t := min(back, across); t > 0 && t <= s.cfg.WallNear {
+			*side = hit{gap: t, owner: OwnerRim, perp: back < across}
+		}
+	}
+	return left, right
+}
+
 // sensors casts Armagetron's two acceleration sensors from a cycle at (x,y)
 // heading dir: one ray 45 degrees rearward on each side, CYCLE_WALL_NEAR
 // long (measured across, as Armagetron's sensor measures along its unnormalised
@@ -187,15 +201,7 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right hit) {
 	fx, fy, lx, ly := frame(dir)
 	pf, pl := x*fx+y*fy, x*lx+y*ly
 	near := s.cfg.WallNear
-	left, right = hit{gap: noHit, owner: OwnerRim}, hit{gap: noHit, owner: OwnerRim}
-	// The rim: behind, or on that side, whichever the ray meets first.
-	back := s.rimGap(x, y, dir+2)
-	for k, side := range [2]*hit{&left, &right} {
-		across := s.rimGap(x, y, dir+1+2*uint8(k))
-		if t := min(back, across); t > 0 && t <= near {
-			*side = hit{gap: t, owner: OwnerRim, perp: back < across}
-		}
-	}
+	left, right = s.rimSensors(x, y, dir)
 	// Only the rear half of the square around the cycle can hold a sensor point.
 	bx, by := x-fx*near, y-fy*near
 	rx0, ry0 := min(x, bx)-abs(lx)*near, min(y, by)-abs(ly)*near

@@ -107,15 +107,7 @@ func queryWorld(t testing.TB, walls int) *State {
 func bruteSensors(s *State, x, y int64, dir uint8, self int) (left, right hit) {
 	fx, fy, lx, ly := frame(dir)
 	pf, pl := x*fx+y*fy, x*lx+y*ly
-	near := s.cfg.WallNear
-	left, right = hit{gap: noHit, owner: OwnerRim}, hit{gap: noHit, owner: OwnerRim}
-	back := s.rimGap(x, y, dir+2)
-	for k, side := range [2]*hit{&left, &right} {
-		across := s.rimGap(x, y, dir+1+2*uint8(k))
-		if t := min(back, across); t > 0 && t <= near {
-			*side = hit{gap: t, owner: OwnerRim, perp: back < across}
-		}
-	}
+	left, right = s.rimSensors(x, y, dir)
 	ws := s.RoundWalls()
 	for i := range ws {
 		s.sense(&ws[i], fx, fy, lx, ly, pf, pl, self, &left, &right)
