@@ -185,12 +185,19 @@ func (s *State) startRound() {
 	s.c.ZoneTick = -1
 	for i := range s.c.Cycles {
 		c := &s.c.Cycles[i]
-		c.InRound, c.Alive = c.Present, false
+		if !c.Present {
+			// An empty slot keeps nothing of the last round: its cycle
+			// stood in that round's arena, which may be larger than this
+			// one's (a multiplayer round, then a single-player one), and a
+			// state is only valid with every cycle inside its own arena
+			// (checkCore). Whoever takes the slot is laid out anew.
+			*c = Cycle{Team: NoTeam, Killer: -1, Enemy: -1}
+			continue
+		}
+		c.InRound, c.Alive = true, false
 		c.QueueLen, c.Queue, c.Braking = 0, 0, false
 		c.lastHole = 0
-		if c.Present {
-			s.c.Started++
-		}
+		s.c.Started++
 	}
 	if s.c.Started == 0 {
 		s.c.Phase = PhaseWaiting

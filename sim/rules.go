@@ -7,4 +7,6 @@ package sim
 // TestGolden fails when they change under the same version). Replays record
 // it, so that a round written by an older simulation is refused with that
 // reason instead of failing to decode or to match its hashes.
-const RulesVersion = 1
+//
+// 2: a round start empties the slots nobody holds (issue 21).
+const RulesVersion = 2
