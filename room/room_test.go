@@ -362,3 +362,46 @@ func checkAhead(t *testing.T, r *Room) {
 		t.Fatalf("present %d: the bots' state at tick %d differs from the log's", r.Now(), a.s.Tick())
 	}
 }
+
+// TestJoinAfterTheSetChanged is issue 21's crash: two humans ride a
+// multiplayer round (500 m arena), one leaves for good, the next round is
+// single-player (177 m) and a third human joins. The departed player's
+// empty slot once kept its 500 m coordinates, the room's state failed its
+// own check when the join read it, and the panic took the server down.
+func TestJoinAfterTheSetChanged(t *testing.T) {
+	r, tr := newTestRoom(t, Config{Bots: 3, Seats: 8})
+	hello(t, r, 1, &proto.Hello{Name: "alice"}, 0)
+	hello(t, r, 2, &proto.Hello{Name: "bob"}, 0)
+	welcome := func(c ConnID) *proto.Welcome {
+		for _, m := range tr.to(c) {
+			if w, ok := m.(*proto.Welcome); ok {
+				return w
+			}
+		}
+		t.Fatalf("no welcome for connection %d", c)
+		return nil
+	}
+	bob := int(welcome(2).Player)
+	spArena := sim.DefaultConfig().ArenaSize * 354 / 1000 // SIZE_FACTOR -3: 500 m x 2^-1.5
+	now := runUntil(t, r, 0, time.Minute, func() bool {
+		s := r.Timeline().Confirmed()
+		_, set := s.Rules()
+		ph, _ := s.Phase()
+		c := s.Cycle(bob)
+		return ph == sim.PhasePlay && set == sim.SetMP && c.InRound && max(c.X, c.Y) > spArena
+	})
+	r.Leave(2, now)
+	round, _ := r.Timeline().Confirmed().Round()
+	now = runUntil(t, r, now, 5*time.Minute, func() bool {
+		s := r.Timeline().Confirmed()
+		_, set := s.Rules()
+		n, _ := s.Round()
+		return n > round && set == sim.SetSP && !s.Cycle(bob).Present
+	})
+	t.Logf("carol joins at %v", now)
+	hello(t, r, 3, &proto.Hello{Name: "carol"}, now)
+	if _, err := sim.UnmarshalState(welcome(3).History.Snapshot); err != nil {
+		t.Fatalf("the welcome's snapshot does not decode: %v", err)
+	}
+	runUntil(t, r, now, now+2*time.Second, func() bool { return r.NextTick() > now+time.Second })
+}

@@ -34,6 +34,7 @@ var (
 	reasonRate       = reason{label: "rate_limit", code: proto.CloseKicked, text: "too many messages", status: websocket.StatusPolicyViolation, tell: true}
 	reasonHello      = reason{label: "hello_timeout", code: proto.CloseTimeout, text: "no hello in time", status: websocket.StatusPolicyViolation, tell: true}
 	reasonIdle       = reason{label: "idle", code: proto.CloseTimeout, text: "nothing heard for too long", status: websocket.StatusPolicyViolation, tell: true}
+	reasonCrashed    = reason{label: "room_crashed", code: proto.CloseOther, text: "this room failed and was closed; rejoining opens it afresh", status: websocket.StatusInternalError, tell: true}
 	reasonWrite      = reason{label: "write_error", status: websocket.StatusInternalError}
 	reasonServerFull = reason{label: "server_full", code: proto.CloseRoomFull, text: "server full", status: websocket.StatusTryAgainLater, tell: true}
 	reasonRooms      = reason{label: "too_many_rooms", code: proto.CloseRoomFull, text: "no room for another room", status: websocket.StatusTryAgainLater, tell: true}

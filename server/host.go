@@ -1,6 +1,8 @@
 package server
 
 import (
+	"fmt"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -200,6 +202,7 @@ func (h *roomHost) flush() {
 // through the inbox, output goes to non-blocking queues.
 func (h *roomHost) run() {
 	defer close(h.done)
+	defer h.recoverCrash()
 	t := time.NewTimer(h.untilWake())
 	defer t.Stop()
 	for {
@@ -439,6 +442,11 @@ func (h *roomHost) onDesync(d room.Desync) {
 	if d.Tick < rec.StartTick || d.Tick > rec.EndTick {
 		rec = history.RoundRecord{StartTick: d.SnapTick, EndTick: d.SnapTick, Start: d.Snapshot}
 	}
+	h.srv.replays.desync(h.name, rec, h.names(), d)
+}
+
+// names lists the room's players by id, for a dump.
+func (h *roomHost) names() []string {
 	names := make([]string, 0, 32)
 	for _, p := range h.room.RosterNow().Players {
 		if !p.Spectator && int(p.ID) < 32 {
@@ -448,5 +456,64 @@ func (h *roomHost) onDesync(d room.Desync) {
 			names[p.ID] = p.Name
 		}
 	}
-	h.srv.replays.desync(h.name, rec, names, d)
+	return names
+}
+
+// recoverCrash ends a room whose goroutine panicked, and only that room: a
+// bug in one room's logic (issue 21: a join that met a state its own check
+// refused) must not take down the process and every other room with it. The
+// room's state is not trusted after a panic, so it is not resumed: the room
+// leaves the server (the next join of its name opens it afresh), its players
+// are told why and their pages rejoin by themselves, and the panic is logged
+// with its stack, counted (webtron_room_panics_total) and dumped with the
+// round in progress for `webtron replay`.
+func (h *roomHost) recoverCrash() {
+	v := recover()
+	if v == nil {
+		return
+	}
+	s := h.srv
+	s.metrics.roomPanics.Inc()
+	s.mu.Lock()
+	if !h.reclaimed && s.rooms[h.name] == h {
+		delete(s.rooms, h.name)
+		h.reclaimed = true
+	}
+	s.mu.Unlock()
+	s.log.Error("server: room crashed", "room", h.name, "panic", fmt.Sprint(v), "dump", h.crashDump(), "stack", string(debug.Stack()))
+	for _, c := range h.conns {
+		c.close(reasonCrashed)
+	}
+	for _, c := range h.dropped {
+		c.close(reasonCrashed)
+	}
+	// Connections whose messages wait in the queues joined a room that is
+	// gone: tell them too, rather than leave them to find out by silence.
+	for {
+		select {
+		case in := <-h.inbox:
+			if in.c != nil {
+				in.c.close(reasonCrashed)
+			}
+		case in := <-h.later:
+			in.c.close(reasonCrashed)
+		default:
+			return
+		}
+	}
+}
+
+// crashDump queues the round in progress of a crashed room as a replay file
+// and returns its path, or why there is none: the state that panicked may be
+// broken enough to panic again, which must not stop the rest of the cleanup.
+func (h *roomHost) crashDump() (path string) {
+	defer func() {
+		if v := recover(); v != nil {
+			path = "none: " + fmt.Sprint(v)
+		}
+	}()
+	if h.srv.replays.dir == "" {
+		return "none: no --data directory"
+	}
+	return h.srv.replays.crash(h.name, h.room.Timeline().Round(), h.names())
 }

@@ -17,6 +17,7 @@ type metrics struct {
 	rollback     prometheus.Histogram
 	events       *prometheus.CounterVec
 	desyncs      prometheus.Counter
+	roomPanics   prometheus.Counter
 	bytesIn      prometheus.Counter
 	bytesOut     prometheus.Counter
 	disconnects  *prometheus.CounterVec
@@ -37,6 +38,7 @@ const (
 	MetricRollback     = "webtron_rollback_ticks"
 	MetricEvents       = "webtron_events_total"
 	MetricDesyncs      = "webtron_desyncs_total"
+	MetricRoomPanics   = "webtron_room_panics_total"
 	MetricBytes        = "webtron_bytes_total"
 	MetricDisconnects  = "webtron_disconnects_total"
 	MetricRounds       = "webtron_rounds_total"
@@ -70,6 +72,8 @@ func newMetrics(s *Server) *metrics {
 			Help: "Proposed events by decision: accepted (every one that lands, postponed ones included), postponed, refused."}, []string{"result"}),
 		desyncs: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricDesyncs,
 			Help: "Client hash reports that differed from the server's confirmed hash."}),
+		roomPanics: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricRoomPanics,
+			Help: "Rooms closed by a panic on their goroutine (each logged with its stack and a dump under crashes/)."}),
 		bytesIn: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricBytes,
 			Help: "WebSocket message payload bytes.", ConstLabels: prometheus.Labels{"direction": "in"}}),
 		bytesOut: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricBytes,
@@ -97,7 +101,7 @@ func newMetrics(s *Server) *metrics {
 	for _, r := range []string{"written", "failed", "dropped", "pruned"} {
 		m.replays.WithLabelValues(r)
 	}
-	reg.MustRegister(m.tickDuration, m.tickLateness, m.rollback, m.events, m.desyncs, m.bytesIn, m.bytesOut,
+	reg.MustRegister(m.tickDuration, m.tickLateness, m.rollback, m.events, m.desyncs, m.roomPanics, m.bytesIn, m.bytesOut,
 		m.disconnects, m.rounds, m.replays, m.conns, m.datagrams)
 	gauge := func(name, help string, labels prometheus.Labels, f func(*popTotals) float64) {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: labels},

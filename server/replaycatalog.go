@@ -21,11 +21,12 @@ import (
 	"webtron/sim"
 )
 
-// Where replays and desync dumps live under Config.DataDir, one directory per
+// Where replays, desync dumps and crash dumps live under Config.DataDir, one directory per
 // room (dirName).
 const (
 	replaysDir = "replays"
 	desyncsDir = "desyncs"
+	crashesDir = "crashes"
 )
 
 // Pruning defaults: a month of rounds, within half a gigabyte. A round of
@@ -65,7 +66,7 @@ func (w *replayWriter) prune(now time.Time) {
 	var files []storedFile
 	var total int64
 	var dirs []string
-	for _, top := range []string{replaysDir, desyncsDir} {
+	for _, top := range []string{replaysDir, desyncsDir, crashesDir} {
 		rooms, _ := os.ReadDir(filepath.Join(w.dir, top))
 		for _, rd := range rooms {
 			if !rd.IsDir() {

@@ -110,6 +110,15 @@ func (w *replayWriter) desync(name string, rec history.RoundRecord, names []stri
 		Desync: &replay.Desync{Player: d.Player, Tick: d.Tick, Client: d.Client, Want: d.Want}})
 }
 
+// crash queues the round in progress of a room that panicked, for
+// `webtron replay` to play back up to its last confirmed tick.
+func (w *replayWriter) crash(name string, rec history.RoundRecord, names []string) string {
+	now := time.Now()
+	path := filepath.Join(w.dir, crashesDir, dirName(name), fmt.Sprintf("%d-t%d%s", now.UnixMilli(), rec.EndTick, replay.Ext))
+	w.submit(path, &replay.File{Kind: replay.KindRound, Room: name, Created: now, Names: names, Record: rec})
+	return path
+}
+
 // close waits until every queued file is written.
 func (w *replayWriter) close() {
 	w.once.Do(func() { close(w.jobs) })
