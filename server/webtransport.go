@@ -252,7 +252,10 @@ func (l *wtLink) readStream() {
 	proto.ReadFrames(str, maxClientMessage, l.putFrame)
 }
 
-// readDatagrams splits each datagram into its messages.
+// readDatagrams splits each datagram into its messages. An empty datagram
+// holds none, yet costs the server as much to take in: it goes to the
+// reader as an empty message, which the rate limit counts and decoding
+// refuses, as it would an empty WebSocket message.
 func (l *wtLink) readDatagrams() {
 	for {
 		d, err := l.sess.ReceiveDatagram(l.sess.Context())
@@ -260,6 +263,12 @@ func (l *wtLink) readDatagrams() {
 			return // the session ended; the stream reader reports why
 		}
 		l.s.metrics.datagrams.WithLabelValues("received").Inc()
+		if len(d) == 0 {
+			if !l.putFrame(d, nil) {
+				return
+			}
+			continue
+		}
 		if !proto.EachFrame(d, l.putFrame) {
 			return
 		}
