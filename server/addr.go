@@ -34,11 +34,7 @@ func addrKey(a netip.Addr) netip.Prefix {
 // were written by proxies we trust, and everything left of it by the client,
 // who may write anything.
 func (s *Server) clientAddr(r *http.Request) netip.Addr {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return netip.IPv6Unspecified() // not a TCP peer (tests): one shared key
-	}
-	peer := ap.Addr().Unmap()
+	peer := peerAddr(r)
 	if !s.trusted(peer) {
 		return peer
 	}
@@ -57,6 +53,18 @@ func (s *Server) clientAddr(r *http.Request) netip.Addr {
 		}
 	}
 	return peer
+}
+
+// peerAddr returns the address of a request's socket peer, whatever it
+// says it forwards: for WebTransport, which no HTTP proxy carries (a
+// balancer in front of it forwards UDP, and X-Forwarded-For there is the
+// client's own word).
+func peerAddr(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.IPv6Unspecified() // not a TCP peer (tests): one shared key
+	}
+	return ap.Addr().Unmap()
 }
 
 func (s *Server) trusted(a netip.Addr) bool {

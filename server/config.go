@@ -40,7 +40,8 @@ type Config struct {
 	// address, an IPv6 /64) at once (32; negative: no limit), and
 	// RoomsPerAddr the rooms it may open a minute (5, as a burst;
 	// negative: no limit). The address is the socket's peer, or what
-	// X-Forwarded-For says behind one of TrustedProxies.
+	// X-Forwarded-For says behind one of TrustedProxies (WebSockets only: a
+	// WebTransport session's is its UDP peer, as no HTTP proxy carries one).
 	MaxConnsPerAddr int
 	RoomsPerAddr    int
 	TrustedProxies  []netip.Prefix

@@ -172,8 +172,9 @@ func (s *Server) serveWT(w http.ResponseWriter, r *http.Request) {
 	}
 	qc, _ := r.Context().Value(quicConnKey{}).(*quic.Conn)
 	c := newConn(s, nil, nil)
-	c.addr = addrKey(s.clientAddr(r))
-	c.hop, c.remote = joinHop(r), s.clientAddr(r).String()
+	peer := peerAddr(r) // never X-Forwarded-For: no HTTP proxy carries WebTransport
+	c.addr = addrKey(peer)
+	c.hop, c.remote = joinHop(r), peer.String()
 	c.wt = newWTLink(s, sess, qc)
 	s.metrics.conns.WithLabelValues("webtransport").Inc()
 	s.runConn(c)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -371,5 +372,36 @@ func TestWebTransportEmptyDatagrams(t *testing.T) {
 	}
 	if v := metricValue(t, s.Server, `webtron_disconnects_total{reason="malformed"}`); v != 1 {
 		t.Errorf("malformed disconnects %v, want 1", v)
+	}
+}
+
+// TestWebTransportIgnoresForwardedFor: no HTTP proxy carries WebTransport
+// (UDP), so its X-Forwarded-For is the client's own word even from a
+// trusted proxy's address: behind a layer-4 balancer every client would
+// otherwise name its own address and escape the per-address limits.
+func TestWebTransportIgnoresForwardedFor(t *testing.T) {
+	s := newWTTestServer(t, func(c *Config) {
+		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	})
+	sess, err := dialWTHeader(t, s, http.Header{"X-Forwarded-For": {"203.0.113.7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	str, err := sess.OpenStreamSync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := str.Write(proto.AppendFrame(nil, marshal(t, &proto.Hello{Name: "far", Room: "r"}))); err != nil {
+		t.Fatal(err)
+	}
+	s.waitConns(t, 1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		if want := netip.MustParsePrefix("127.0.0.1/32"); c.addr != want || c.remote != "127.0.0.1" {
+			t.Errorf("the session counts as %v (%s), want its UDP peer %v", c.addr, c.remote, want)
+		}
 	}
 }
