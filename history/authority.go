@@ -1,6 +1,9 @@
 package history
 
-import "webtron/sim"
+import (
+	"webtron/internal/errwrap"
+	"webtron/sim"
+)
 
 // Status is the server's decision on a proposed event.
 type Status uint8
@@ -221,7 +224,7 @@ func (a *Authority) Final(p int) int64 { return a.earliest(p) - 1 }
 func (a *Authority) Tick(now int64) (int64, error) {
 	depth, err := a.TL.Advance(now)
 	if err != nil {
-		return depth, &wrapError{"history: server timeline: " + err.Error(), err}
+		return depth, errwrap.New("history: server timeline: "+err.Error(), err)
 	}
 	final := now
 	for p := range a.floor {

@@ -4,11 +4,21 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"webtron/internal/xorshift"
 	"webtron/sim"
 )
+
+// mustInsert logs te and fails the test if the timeline refuses it: a test
+// that dropped the error would go on with a history it did not mean.
+func mustInsert(t testing.TB, tl *Timeline, te TickEvent) {
+	t.Helper()
+	if _, err := tl.Insert(te); err != nil {
+		t.Fatalf("insert %+v: %v", te, err)
+	}
+}
 
 func newTL(t testing.TB, opt Options) *Timeline {
 	t.Helper()
@@ -67,8 +77,8 @@ func TestRequestSequence(t *testing.T) {
 	if err := tl.Apply(reqs); err != nil {
 		t.Fatal(err)
 	}
-	tl.Insert(TickEvent{5, sim.Event{Kind: sim.EvJoin, Player: 3}})
-	tl.Insert(TickEvent{6, sim.Event{Kind: sim.EvJoin, Player: 4}}) // not simulated yet: no rollback
+	mustInsert(t, tl, TickEvent{5, sim.Event{Kind: sim.EvJoin, Player: 3}})
+	mustInsert(t, tl, TickEvent{6, sim.Event{Kind: sim.EvJoin, Player: 4}}) // not simulated yet: no rollback
 	if reqs, err = tl.Plan(9, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +89,7 @@ func TestRequestSequence(t *testing.T) {
 	if err := tl.Apply(reqs); err != nil {
 		t.Fatal(err)
 	}
-	tl.Insert(TickEvent{2, sim.Event{Kind: sim.EvJoin, Player: 5}})
+	mustInsert(t, tl, TickEvent{2, sim.Event{Kind: sim.EvJoin, Player: 5}})
 	if reqs, err = tl.Plan(9, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -94,10 +104,51 @@ func TestRollbackTooDeep(t *testing.T) {
 	if _, err := tl.Advance(500); err != nil {
 		t.Fatal(err)
 	}
-	tl.Insert(TickEvent{10, sim.Event{Kind: sim.EvJoin, Player: 1}})
+	mustInsert(t, tl, TickEvent{10, sim.Event{Kind: sim.EvJoin, Player: 1}})
 	if _, err := tl.Advance(501); !errors.Is(err, ErrTooDeep) {
 		t.Fatalf("rollback of 490 ticks with a 40-tick window: got %v, want ErrTooDeep", err)
 	}
+}
+
+// TestRolledBackCountsTicks: RolledBack adds the ticks a rollback replays,
+// from the snapshot it loads to where the predicted state stood.
+func TestRolledBackCountsTicks(t *testing.T) {
+	tl := newTL(t, Options{SnapshotEvery: 4})
+	if _, err := tl.Advance(100); err != nil {
+		t.Fatal(err)
+	}
+	mustInsert(t, tl, TickEvent{90, sim.Event{Kind: sim.EvJoin, Player: 1}})
+	if _, err := tl.Advance(101); err != nil {
+		t.Fatal(err)
+	}
+	if tl.Rollbacks != 1 || tl.RolledBack != 100-88 {
+		t.Fatalf("%d rollbacks of %d ticks, want 1 of 12 (from the snapshot at 88 to 100)", tl.Rollbacks, tl.RolledBack)
+	}
+}
+
+// TestCatchUpSurfacesErrors: a lazy timeline that cannot roll back where its
+// log changed (its snapshots lost: a bug) panics with the reason instead of
+// starting again silently from the confirmed state.
+func TestCatchUpSurfacesErrors(t *testing.T) {
+	tl := newTL(t, Options{Confirmed: true, Lazy: true, Window: 40, SnapshotEvery: 4})
+	for now := int64(1); now <= 200; now++ {
+		if _, err := tl.Advance(now); err != nil {
+			t.Fatal(err)
+		}
+		tl.Finalize(now - 10)
+	}
+	tl.State() // simulated to 200
+	mustInsert(t, tl, TickEvent{195, sim.Event{Kind: sim.EvJoin, Player: 1}})
+	clear(tl.ring)
+	tl.base = sim.Snapshot{}
+	defer func() {
+		v := recover()
+		if s, ok := v.(string); !ok || !strings.Contains(s, "cannot catch up") {
+			t.Fatalf("recovered %v, want the timeline's panic", v)
+		}
+	}()
+	tl.State()
+	t.Fatal("a timeline that lost its snapshots caught up")
 }
 
 // gen makes a seeded stream of player inputs for n players.
@@ -140,14 +191,14 @@ func TestLateEventsMatchOnTime(t *testing.T) {
 	var r uint64 = 5
 	for tick := int64(0); tick < 5000; tick++ {
 		for _, te := range g.events(tick, nil) {
-			ref.Insert(te)
+			mustInsert(t, ref, te)
 			r = r*6364136223846793005 + 1442695040888963407
 			queue = append(queue, pending{te, tick + int64(r>>33%41)})
 		}
 		keep := queue[:0]
 		for _, p := range queue {
 			if p.at <= tick {
-				late.Insert(p.te)
+				mustInsert(t, late, p.te)
 			} else {
 				keep = append(keep, p)
 			}
@@ -161,7 +212,7 @@ func TestLateEventsMatchOnTime(t *testing.T) {
 		}
 	}
 	for _, p := range queue {
-		late.Insert(p.te)
+		mustInsert(t, late, p.te)
 	}
 	if _, err := late.Advance(5000); err != nil {
 		t.Fatal(err)
@@ -263,7 +314,7 @@ func TestJoinDataCatchesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, te := range evs {
-		j.Insert(te)
+		mustInsert(t, j, te)
 	}
 	if _, err := j.Advance(tl.Present()); err != nil {
 		t.Fatal(err)
@@ -350,8 +401,8 @@ func TestLazyTimeline(t *testing.T) {
 	g := newGen(5, 6)
 	for now := int64(0); now < 6000; now++ {
 		for _, te := range g.events(now, nil) {
-			eager.Insert(te)
-			lazy.Insert(te)
+			mustInsert(t, eager, te)
+			mustInsert(t, lazy, te)
 		}
 		if _, err := eager.Advance(now + 1); err != nil {
 			t.Fatal(err)

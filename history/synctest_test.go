@@ -22,8 +22,8 @@ func TestSyncTest(t *testing.T) {
 			var replayed int64
 			for tick := int64(0); tick < 3000; tick++ {
 				for _, te := range g.events(tick, nil) {
-					straight.Insert(te)
-					synced.Insert(te)
+					mustInsert(t, straight, te)
+					mustInsert(t, synced, te)
 				}
 				if _, err := straight.Advance(tick + 1); err != nil {
 					t.Fatal(err)
@@ -99,12 +99,12 @@ func TestPredictedHashWaitsForReplay(t *testing.T) {
 	var held TickEvent
 	for tick := int64(0); tick < end; tick++ {
 		for _, te := range g.events(tick, nil) {
-			straight.Insert(te)
+			mustInsert(t, straight, te)
 			if held.Ev.Kind == 0 && tick > 490 && (te.Ev.Kind == sim.EvTurnLeft || te.Ev.Kind == sim.EvTurnRight) {
 				held = te
 				continue
 			}
-			late.Insert(te)
+			mustInsert(t, late, te)
 		}
 	}
 	if held.Ev.Kind == 0 {
@@ -121,7 +121,7 @@ func TestPredictedHashWaitsForReplay(t *testing.T) {
 	if !ok || before == want {
 		t.Fatalf("hash at %d: the held-back event at tick %d changed nothing (%016x); pick another", h, held.Tick, want)
 	}
-	late.Insert(held)
+	mustInsert(t, late, held)
 	if got, ok := late.PredictedHash(h); ok {
 		t.Fatalf("hash at %d offered before the replay the late event at tick %d needs: %016x, want %016x after it", h, held.Tick, got, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 
+	"webtron/internal/errwrap"
 	"webtron/sim"
 )
 
@@ -41,16 +42,6 @@ var (
 	// kept: a plan that was not made by Plan, or made before the ring moved on.
 	ErrNoSnapshot = errors.New("history: no snapshot of the tick to load")
 )
-
-// wrapError is what fmt.Errorf("...%w...") made, without linking fmt into
-// the wasm client: its own text, and errors.Is and errors.As see err.
-type wrapError struct {
-	msg string
-	err error
-}
-
-func (e *wrapError) Error() string { return e.msg }
-func (e *wrapError) Unwrap() error { return e.err }
 
 // RequestKind is one kind of work a rollback session asks for, after GGRS.
 type RequestKind uint8
@@ -166,13 +157,16 @@ func (t *Timeline) State() *sim.State {
 	return t.pred
 }
 
-// catchUp brings a lazy timeline's predicted state to the present; when the
-// log no longer holds what it would replay, it starts again from the
-// confirmed state.
+// catchUp brings a lazy timeline's predicted state to the present. It
+// starts again from the confirmed state for one stated reason: the log no
+// longer holds the events the predicted state would replay (nobody read it
+// while the log moved on, as in a room without bots), and the confirmed
+// state is the same history further on. Any other failure is a bug in the
+// timeline, and panics with its reason (the server closes that room and
+// dumps it) rather than being papered over by a silent restart.
 func (t *Timeline) catchUp() {
 	if t.pred.Tick() < t.dropped {
-		enc := t.conf.AppendBinary(nil)
-		st, err := sim.UnmarshalState(enc)
+		st, err := sim.UnmarshalState(t.conf.AppendBinary(nil))
 		if err != nil {
 			panic("history: confirmed state does not decode: " + err.Error())
 		}
@@ -186,8 +180,7 @@ func (t *Timeline) catchUp() {
 		err = t.Apply(t.reqs)
 	}
 	if err != nil {
-		t.dropped = t.pred.Tick() + 1 // start from the confirmed state next time
-		t.catchUp()
+		panic("history: the predicted state cannot catch up: " + err.Error())
 	}
 }
 
@@ -247,7 +240,7 @@ func (t *Timeline) Plan(target int64, reqs []Request) ([]Request, error) {
 		s := t.dirty / k * k
 		if sl := &t.ring[t.slot(s)]; !sl.snap.Valid() || sl.snap.Tick() != s {
 			if t.base.Tick() > t.dirty || from-t.base.Tick() > t.opt.Window {
-				return reqs, &wrapError{ErrTooDeep.Error() + ": tick " + strconv.FormatInt(t.dirty, 10) + ", present " + strconv.FormatInt(from, 10), ErrTooDeep}
+				return reqs, errwrap.Wrap(ErrTooDeep, "tick "+strconv.FormatInt(t.dirty, 10)+", present "+strconv.FormatInt(from, 10))
 			}
 			s = t.base.Tick() // back to where the timeline started
 		}
@@ -279,15 +272,16 @@ func (t *Timeline) Apply(reqs []Request) error {
 			sn := &t.ring[t.slot(r.Tick)].snap
 			if !sn.Valid() || sn.Tick() != r.Tick {
 				if !t.base.Valid() || t.base.Tick() != r.Tick {
-					return &wrapError{ErrNoSnapshot.Error() + ": tick " + strconv.FormatInt(r.Tick, 10), ErrNoSnapshot}
+					return errwrap.Wrap(ErrNoSnapshot, "tick "+strconv.FormatInt(r.Tick, 10))
 				}
 				sn = &t.base
 			}
+			replayed := t.pred.Tick() - r.Tick
 			if err := t.pred.Restore(sn); err != nil {
 				return err
 			}
 			t.Rollbacks++
-			t.RolledBack += t.dirty - r.Tick
+			t.RolledBack += replayed
 			t.dirty = noDirty
 		case ReqSave:
 			t.pred.Save(&t.ring[t.slot(r.Tick)].snap)

@@ -48,7 +48,9 @@ func BenchmarkRoomMinute(b *testing.B) {
 					if bc.steers && now >= turn {
 						turn = now + 500*time.Millisecond
 						seq++
-						r.Receive(1, &proto.Propose{Events: []proto.Proposal{{Seq: seq, Tick: uint64(r.Now() + 1), Kind: sim.EvTurnLeft + sim.EventKind(seq%2)}}}, now)
+						if e := r.Receive(1, &proto.Propose{Events: []proto.Proposal{{Seq: seq, Tick: uint64(r.Now() + 1), Kind: sim.EvTurnLeft + sim.EventKind(seq%2)}}}, now); e != nil {
+							b.Fatal(e)
+						}
 					}
 					now = r.NextTick()
 					if bc.nextDue {

@@ -1,6 +1,7 @@
 package room
 
 import (
+	"fmt"
 	"time"
 
 	"webtron/history"
@@ -18,157 +19,181 @@ import (
 // makes the bots decide again.
 const botHorizon = 200 * time.Millisecond
 
-// noChange is botAhead.dirty when no logged event changed under it.
-const noChange = int64(1) << 62
-
-// aheadSnapEvery spaces the snapshots of the bots' state: a snapshot is
+// aheadSnapEvery spaces the snapshots of the bots' timeline: a snapshot is
 // 6.8 KB (32 cycles), and one every tick over the half second the ring must
 // cover would be 440 KB a room; going back then replays up to 3 ticks more.
 const aheadSnapEvery = 4
 
-// botAhead is the bots' own copy of the simulation, run up to botHorizon
-// past the present, on which they decide their inputs for the coming ticks
-// before those ticks are due. Each decision is held back until its tick is
-// the present and then logged and broadcast at that tick, as if the bot had
-// decided then: by then the room has seen every event it would have seen
-// deciding then, since any event logged meanwhile at a tick before the
-// decision's (a human's input, a join) throws the decisions after it away and
-// the bots decide those ticks again. Bots see what a human at the server
-// would see, exactly as when they decided at every tick; only their own
-// inner state (their randomness, their maps) may move on differently after
-// such a redo, which nobody relies on: the log records what they did.
+// botAhead is the bots' own timeline, run up to botHorizon past the present,
+// on which they decide their inputs for the coming ticks before those ticks
+// are due. Each decision is held back until its tick is the present and then
+// logged and broadcast at that tick, as if the bot had decided then: by then
+// the room has seen every event it would have seen deciding then, since any
+// event logged meanwhile at a tick before the decision's (a human's input, a
+// join) withdraws the decisions after it, the timeline rolls back, and the
+// bots decide those ticks again. Bots see what a human at the server would
+// see, exactly as when they decided at every tick; only their own inner
+// state (their randomness, their maps) may move on differently after such a
+// redo, which nobody relies on: the log records what they did.
+//
+// It is a history.Timeline like every other rollback in the game (one engine,
+// covered by its sync test): its log holds the room's events and the bots'
+// pending decisions. It starts from the room's confirmed state, before which
+// no event can land, and its snapshot ring spans the leniency and the
+// horizon, so a change it cannot roll back to is a bug, and surfaces as one.
 type botAhead struct {
-	s *sim.State // nil until bots first decide, and again once none are seated
-	// ring holds s as it was before stepping each tick k that is a multiple
-	// of aheadSnapEvery, at ring[k/aheadSnapEvery%len]: a change at tick t
-	// restores the newest at or before t. It reaches back to the oldest
-	// tick a player's input may still land at (MaxLenient).
-	ring []sim.Snapshot
-	// queue holds the decisions for the ticks after released, in tick order.
-	queue []history.TickEvent
-	// released is the newest tick whose decisions are in the log; decided
-	// the newest tick the bots decided for (queue covers released+1..decided).
+	tl *history.Timeline // nil until bots first decide, and again once none are seated
+	// pending holds the decisions for the ticks after released, in tick
+	// order; they are in tl's log too.
+	pending []history.TickEvent
+	// released is the newest tick whose decisions are in the room's log;
+	// decided the newest tick the bots decided for (pending covers
+	// released+1..decided).
 	released, decided int64
-	// dirty is the first tick whose logged events changed after s stepped it.
-	dirty int64
-	evs   []sim.Event
+	// err is the first failure of the bots' timeline, which Room.Tick
+	// returns: a room whose bots cannot go on is broken.
+	err  error
+	reqs []history.Request
+	evs  []sim.Event
 }
 
-// touch notes that the log's events at tick changed (by anything but a
-// release of the bots' own decisions): the bots' state is wrong from there
-// on if it has stepped that tick.
-func (a *botAhead) touch(tick int64) {
-	if a.s != nil && tick < a.s.Tick() && tick < a.dirty {
-		a.dirty = tick
+// logged mirrors an event the room logged (by anything but a release of the
+// bots' own decisions, which the bots' log already holds) into the bots'
+// timeline: it rolls back from te.Tick if it has stepped that tick, and the
+// decisions made for the ticks after te.Tick are withdrawn, to be made again
+// on the changed states (the state at te.Tick itself, on which the decisions
+// at te.Tick were made, does not change).
+func (a *botAhead) logged(te history.TickEvent) {
+	if a.tl == nil || a.err != nil {
+		return
 	}
+	if _, err := a.tl.Insert(te); err != nil {
+		a.err = err // the bots' timeline has no confirmed state: cannot happen
+		return
+	}
+	n := len(a.pending)
+	for n > 0 && a.pending[n-1].Tick > te.Tick {
+		n--
+		a.tl.Remove(a.pending[n])
+	}
+	a.pending = a.pending[:n]
+	a.decided = max(min(a.decided, te.Tick), a.released)
 }
 
-// resetAhead starts the bots' state afresh from the room's present: when the ring
-// no longer holds the tick a change needs, or when bots are seated again.
-func (r *Room) resetAhead() {
+// startAhead starts the bots' timeline from the room's confirmed state and
+// the room's log since: no event can land before the confirmed tick, so the
+// timeline never needs to go back further than it holds.
+func (r *Room) startAhead() error {
 	a := &r.ahead
-	s, err := sim.UnmarshalState(r.tl.State().AppendBinary(nil))
+	conf := r.tl.Confirmed()
+	s, err := sim.UnmarshalState(conf.AppendBinary(nil))
 	if err != nil {
-		panic("room: the room's own state does not decode: " + err.Error())
+		return fmt.Errorf("room: the confirmed state does not decode: %w", err)
 	}
-	a.s = s
-	if a.ring == nil {
-		a.ring = make([]sim.Snapshot, int64((r.cfg.MaxLenient+botHorizon)/r.dt)/aheadSnapEvery+2)
+	window := int64((r.cfg.MaxLenient+botHorizon)/r.dt) + 2*aheadSnapEvery
+	tl, err := history.New(s, history.Options{Window: window, SnapshotEvery: aheadSnapEvery, HashEvery: 1 << 40})
+	if err != nil {
+		return err
 	}
-	clear(a.ring)
-	a.queue = a.queue[:0]
-	a.decided = a.released
-	a.dirty = noChange
+	for _, te := range r.tl.Log.From(s.Tick()) {
+		tl.Insert(te) // at or after tl's present: nothing to roll back
+	}
+	a.tl, a.pending, a.decided = tl, a.pending[:0], a.released
+	return nil
 }
 
-// planBots lets the bots decide up to tick to (exclusive), first going back
-// to where the log changed under their state, if it did.
-func (r *Room) planBots(to int64) {
+// planBots brings the bots' timeline to tick to (exclusive), rolling back
+// first if the log changed under it, and lets the bots decide every tick
+// after the last one they decided for, on the state before that tick.
+func (r *Room) planBots(to int64) error {
 	a := &r.ahead
-	if a.s == nil {
-		r.resetAhead()
+	if a.err != nil {
+		return a.err
 	}
-	if a.dirty < a.s.Tick() {
-		back := a.dirty
-		from := back / aheadSnapEvery * aheadSnapEvery
-		sn := &a.ring[from/aheadSnapEvery%int64(len(a.ring))]
-		if !sn.Valid() || sn.Tick() != from || a.s.Restore(sn) != nil {
-			r.resetAhead()
-		} else {
-			a.dirty = noChange
-			n := len(a.queue)
-			for n > 0 && a.queue[n-1].Tick > back {
-				n--
-			}
-			// Decisions up to back stand (a change at back alters the
-			// states after it): the ticks from `from` replay them.
-			a.queue = a.queue[:n]
-			a.decided = max(min(a.decided, back), a.released)
+	if a.tl == nil {
+		if a.err = r.startAhead(); a.err != nil {
+			return a.err
 		}
 	}
-	for a.s.Tick() < to {
-		k := a.s.Tick()
-		if k%aheadSnapEvery == 0 {
-			a.s.Save(&a.ring[k/aheadSnapEvery%int64(len(a.ring))])
-		}
-		a.evs = r.tl.Log.AppendAt(a.evs[:0], k)
-		if k <= a.decided {
-			for _, te := range a.queue {
-				if te.Tick == k {
-					a.evs = append(a.evs, te.Ev)
-				}
-			}
-		} else {
-			n := len(a.evs)
-			for _, m := range r.members {
-				if m != nil && m.bot != nil {
-					a.evs = m.bot.Decide(a.s, a.evs)
-				}
-			}
-			for _, ev := range a.evs[n:] {
-				a.queue = append(a.queue, history.TickEvent{Tick: k, Ev: ev})
-			}
-			a.decided = k
-		}
-		a.s.Step(a.evs)
+	var err error
+	if a.reqs, err = a.tl.Plan(to, a.reqs[:0]); err != nil {
+		a.err = fmt.Errorf("room: the bots' timeline: %w", err)
+		return a.err
 	}
+	for i, rq := range a.reqs {
+		if rq.Kind == history.ReqAdvance && rq.Tick > a.decided {
+			a.decide(r, rq.Tick)
+		}
+		if err := a.tl.Apply(a.reqs[i : i+1]); err != nil {
+			a.err = fmt.Errorf("room: the bots' timeline: %w", err)
+			return a.err
+		}
+	}
+	return nil
+}
+
+// decide has the seated bots decide for tick on the bots' state before it.
+func (a *botAhead) decide(r *Room, tick int64) {
+	s := a.tl.State()
+	a.evs = a.evs[:0]
+	for _, m := range r.members {
+		if m != nil && m.bot != nil {
+			a.evs = m.bot.Decide(s, a.evs)
+		}
+	}
+	for _, ev := range a.evs {
+		te := history.TickEvent{Tick: tick, Ev: ev}
+		a.pending = append(a.pending, te)
+		a.tl.Insert(te) // at the tick about to be stepped: nothing to roll back
+	}
+	a.decided = tick
 }
 
 // botsDecide logs and broadcasts the bots' inputs for the present tick, just
 // begun: bots sit at the server, with no latency and no leniency, and their
 // events reach everyone as early as a human's with no latency would (the
 // lag-o-meters' o = 0, L = 0 for bots holds).
-func (r *Room) botsDecide() {
+func (r *Room) botsDecide() error {
 	a := &r.ahead
 	now := r.auth.Now()
-	if r.Bots() == 0 {
-		a.s, a.ring, a.queue, a.released = nil, nil, a.queue[:0], now
-		return // and the predicted present is not simulated at all
+	if a.err != nil {
+		return a.err // from botsDue, which has no error to return
 	}
-	r.planBots(now + 1)
+	if r.Bots() == 0 {
+		a.tl, a.pending, a.released = nil, a.pending[:0], now
+		return nil // and the predicted present is not simulated at all
+	}
+	if err := r.planBots(now + 1); err != nil {
+		return err
+	}
 	n := 0
 	r.botEvs = r.botEvs[:0]
-	for ; n < len(a.queue) && a.queue[n].Tick <= now; n++ {
-		r.botEvs = append(r.botEvs, a.queue[n].Ev)
+	for ; n < len(a.pending) && a.pending[n].Tick <= now; n++ {
+		r.botEvs = append(r.botEvs, a.pending[n].Ev)
 	}
-	a.queue = append(a.queue[:0], a.queue[n:]...)
+	a.pending = append(a.pending[:0], a.pending[n:]...)
 	a.released = now
+	a.tl.Finalize(r.tl.Confirmed().Tick()) // the bots' log forgets what no rollback can reach
 	if len(r.botEvs) > 0 {
 		r.logServer(r.botEvs) // one broadcast for every bot of the tick
 	}
+	return nil
 }
 
 // botsDue returns the first tick the room must run for its bots: the tick of
 // their next decision, or the end of what they have looked at, after letting
-// them look botHorizon ahead. ok is false without bots.
+// them look botHorizon ahead. ok is false without bots, or when the bots'
+// timeline failed (the next Tick returns why).
 func (r *Room) botsDue() (tick int64, ok bool) {
 	if r.Bots() == 0 {
 		return 0, false
 	}
-	r.planBots(r.auth.Now() + 1 + int64((botHorizon+r.dt-1)/r.dt))
-	a := &r.ahead
-	if len(a.queue) > 0 {
-		return a.queue[0].Tick, true
+	if r.planBots(r.auth.Now()+1+int64((botHorizon+r.dt-1)/r.dt)) != nil {
+		return 0, false
 	}
-	return a.s.Tick(), true
+	a := &r.ahead
+	if len(a.pending) > 0 {
+		return a.pending[0].Tick, true
+	}
+	return a.tl.State().Tick(), true
 }

@@ -150,7 +150,7 @@ func (r *Room) propose(m *member, msg *proto.Propose, arrived, now time.Duration
 			r.Stats.RollbackTicks = append(r.Stats.RollbackTicks, depth)
 		}
 		r.noteEvent(history.TickEvent{Tick: d.Tick, Ev: ev}, tick, arrived)
-		r.ahead.touch(d.Tick)
+		r.ahead.logged(history.TickEvent{Tick: d.Tick, Ev: ev})
 		// Every event of this message goes out in the next broadcast.
 		m.carried[pr.Seq%history.SeqMemory] = carried{seq: pr.Seq, bcast: r.bcastSeq, at: now, ok: true}
 		acc.Events = append(acc.Events, proto.TickEvent{Tick: uint64(d.Tick), Event: ev})

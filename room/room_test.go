@@ -196,7 +196,9 @@ func TestNextDue(t *testing.T) {
 			t.Fatal(err)
 		}
 		if msg {
-			a.Receive(1, &proto.Ping{ID: uint32(a.Now())}, nowA)
+			if e := a.Receive(1, &proto.Ping{ID: uint32(a.Now())}, nowA); e != nil {
+				t.Fatal(e)
+			}
 		}
 		if nowA >= b.NextDue() || msg {
 			nowB = nowA
@@ -205,7 +207,9 @@ func TestNextDue(t *testing.T) {
 				t.Fatal(err)
 			}
 			if msg {
-				b.Receive(1, &proto.Ping{ID: uint32(b.Now())}, nowB)
+				if e := b.Receive(1, &proto.Ping{ID: uint32(b.Now())}, nowB); e != nil {
+					t.Fatal(e)
+				}
 			}
 		}
 	}
@@ -285,20 +289,15 @@ func TestBotsAhead(t *testing.T) {
 		rng = rng*6364136223846793005 + 1442695040888963407
 		if rng>>60 < 3 { // a turn every 5 ticks or so, at -3..+4 ticks from the present
 			seq++
-			if seq%50 == 0 {
-				// The ring has lost the tick to go back to (it cannot,
-				// short of a bug): the bots start again from the present.
-				clear(r.ahead.ring)
-			}
-			before := r.ahead.s.Tick()
+			before := r.ahead.tl.Rollbacks
 			tick := r.Now() + int64(rng>>40%8) - 3
 			if e := r.Receive(1, &proto.Propose{Events: []proto.Proposal{{Seq: seq, Tick: uint64(tick), Kind: sim.EvTurnLeft + sim.EventKind(rng>>50%2)}}}, now); e != nil {
 				t.Fatal(e)
 			}
-			if r.ahead.dirty < before {
+			checkAhead(t, r)
+			if r.ahead.tl.Rollbacks > before {
 				rewound++
 			}
-			checkAhead(t, r)
 		}
 		now = min(r.NextDue(), now+time.Duration(rng>>32%7+1)*r.dt)
 	}
@@ -308,13 +307,13 @@ func TestBotsAhead(t *testing.T) {
 
 	// A bot that leaves with a decision pending: the decision goes with it.
 	now := r.NextTick()
-	for ; len(r.ahead.queue) == 0; now = r.NextTick() {
+	for ; len(r.ahead.pending) == 0; now = r.NextTick() {
 		if err := r.Tick(now); err != nil {
 			t.Fatal(err)
 		}
 		r.NextDue()
 	}
-	gone := int(r.ahead.queue[0].Ev.Player)
+	gone := int(r.ahead.pending[0].Ev.Player)
 	left := r.Now()
 	r.serverEvent(sim.Event{Kind: sim.EvLeave, Player: uint8(gone)}) // as seatBots does between rounds
 	r.members[gone] = nil
@@ -343,23 +342,26 @@ func TestBotsAhead(t *testing.T) {
 func checkAhead(t *testing.T, r *Room) {
 	t.Helper()
 	a := &r.ahead
-	r.planBots(a.s.Tick()) // goes back if the log changed under it
+	if err := r.planBots(a.tl.State().Tick()); err != nil { // goes back if the log changed under it
+		t.Fatal(err)
+	}
 	s, err := sim.UnmarshalState(r.tl.State().AppendBinary(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
+	bots := a.tl.State()
 	var evs []sim.Event
-	for s.Tick() < a.s.Tick() {
+	for s.Tick() < bots.Tick() {
 		evs = r.tl.Log.AppendAt(evs[:0], s.Tick())
-		for _, te := range a.queue {
+		for _, te := range a.pending {
 			if te.Tick == s.Tick() {
 				evs = append(evs, te.Ev)
 			}
 		}
 		s.Step(evs)
 	}
-	if s.Tick() != a.s.Tick() || s.Hash() != a.s.Hash() {
-		t.Fatalf("present %d: the bots' state at tick %d differs from the log's", r.Now(), a.s.Tick())
+	if s.Tick() != bots.Tick() || s.Hash() != bots.Hash() {
+		t.Fatalf("present %d: the bots' state at tick %d differs from the log's", r.Now(), bots.Tick())
 	}
 }
 

@@ -21,7 +21,9 @@ func (r *Room) Tick(now time.Duration) error {
 			return err
 		}
 		r.seatBots()
-		r.botsDecide()
+		if err := r.botsDecide(); err != nil {
+			return err
+		}
 	}
 	every := r.cfg.QuietHeartbeat
 	if r.inputsSinceHeartbeat() {
@@ -71,7 +73,9 @@ const rosterEvery = 250 * time.Millisecond
 // serverEvent logs events made by the server (joins, leaves, spawns,
 // latencies) at the present tick and broadcasts them like any accepted event.
 func (r *Room) serverEvent(evs ...sim.Event) {
-	r.ahead.touch(r.auth.Now())
+	for _, ev := range evs {
+		r.ahead.logged(history.TickEvent{Tick: r.auth.Now(), Ev: ev})
+	}
 	r.logServer(evs)
 }
 

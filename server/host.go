@@ -354,7 +354,10 @@ func (h *roomHost) tick(woke bool) bool {
 	now := h.srv.now()
 	before := h.room.Now()
 	if err := h.room.Tick(now); err != nil {
-		h.srv.log.Error("server: room tick failed", "room", h.name, "err", err)
+		// The room's history cannot go on (room.Tick says why): a room
+		// that carried on would tell its players a story it cannot keep.
+		h.crash("tick failed: "+err.Error(), nil)
+		return false
 	}
 	m.tickDuration.Observe(time.Since(start).Seconds())
 	if woke && h.room.Now() > before {
@@ -468,10 +471,14 @@ func (h *roomHost) names() []string {
 // with its stack, counted (webtron_room_panics_total) and dumped with the
 // round in progress for `webtron replay`.
 func (h *roomHost) recoverCrash() {
-	v := recover()
-	if v == nil {
-		return
+	if v := recover(); v != nil {
+		h.crash(fmt.Sprint(v), debug.Stack())
 	}
+}
+
+// crash closes a room that cannot go on, for cause (a panic, with its stack,
+// or an error its Tick returned): see recoverCrash.
+func (h *roomHost) crash(cause string, stack []byte) {
 	s := h.srv
 	s.metrics.roomPanics.Inc()
 	s.mu.Lock()
@@ -480,7 +487,7 @@ func (h *roomHost) recoverCrash() {
 		h.reclaimed = true
 	}
 	s.mu.Unlock()
-	s.log.Error("server: room crashed", "room", h.name, "panic", fmt.Sprint(v), "dump", h.crashDump(), "stack", string(debug.Stack()))
+	s.log.Error("server: room crashed", "room", h.name, "cause", cause, "dump", h.crashDump(), "stack", string(stack))
 	for _, c := range h.conns {
 		c.close(reasonCrashed)
 	}

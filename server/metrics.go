@@ -73,7 +73,7 @@ func newMetrics(s *Server) *metrics {
 		desyncs: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricDesyncs,
 			Help: "Client hash reports that differed from the server's confirmed hash."}),
 		roomPanics: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricRoomPanics,
-			Help: "Rooms closed by a panic on their goroutine (each logged with its stack and a dump under crashes/)."}),
+			Help: "Rooms closed because they could not go on: a panic on their goroutine or a failed tick (each logged with its cause and a dump under crashes/)."}),
 		bytesIn: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricBytes,
 			Help: "WebSocket message payload bytes.", ConstLabels: prometheus.Labels{"direction": "in"}}),
 		bytesOut: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricBytes,
