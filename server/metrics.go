@@ -25,6 +25,7 @@ type metrics struct {
 	replays      *prometheus.CounterVec
 	conns        *prometheus.CounterVec // connections opened, by transport
 	datagrams    *prometheus.CounterVec // WebTransport datagrams sent, received, lost, resent
+	quicRefused  *prometheus.CounterVec // QUIC connections refused, by reason (quicGate)
 }
 
 // Metric names, for dashboards and for the load test that reads them back.
@@ -45,6 +46,8 @@ const (
 	MetricReplays      = "webtron_replays_total"
 	MetricConnsOpened  = "webtron_connections_opened_total"
 	MetricDatagrams    = "webtron_datagrams_total"
+	MetricQUICConns    = "webtron_quic_connections"
+	MetricQUICRefused  = "webtron_quic_refused_total"
 )
 
 func newMetrics(s *Server) *metrics {
@@ -89,6 +92,11 @@ func newMetrics(s *Server) *metrics {
 		Help: "Connections opened, by transport (websocket, webtransport)."}, []string{"transport"})
 	m.datagrams = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricDatagrams,
 		Help: "WebTransport datagrams: sent, received; lost (QUIC packets the server declared lost); resent (broadcasts sent again: on a client's request, or as a second copy on a path that loses packets)."}, []string{"event"})
+	m.quicRefused = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricQUICRefused,
+		Help: "QUIC connection attempts (WebTransport's) refused before their handshake, by the Initial packets refused (a client's first flight may be two): addr (--max-conns-per-addr from one address), total (--max-players in all)."}, []string{"reason"})
+	for _, r := range []string{"addr", "total"} {
+		m.quicRefused.WithLabelValues(r)
+	}
 	for _, t := range []string{"websocket", "webtransport"} {
 		m.conns.WithLabelValues(t)
 	}
@@ -102,7 +110,7 @@ func newMetrics(s *Server) *metrics {
 		m.replays.WithLabelValues(r)
 	}
 	reg.MustRegister(m.tickDuration, m.tickLateness, m.rollback, m.events, m.desyncs, m.roomPanics, m.bytesIn, m.bytesOut,
-		m.disconnects, m.rounds, m.replays, m.conns, m.datagrams)
+		m.disconnects, m.rounds, m.replays, m.conns, m.datagrams, m.quicRefused)
 	gauge := func(name, help string, labels prometheus.Labels, f func(*popTotals) float64) {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: labels},
 			func() float64 { t := s.population(); return f(&t) }))
@@ -115,6 +123,9 @@ func newMetrics(s *Server) *metrics {
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: MetricHTTPConns,
 		Help: "HTTP connections open (kept alive or in a request), WebSockets not counted; Serve only."},
 		func() float64 { return float64(s.httpConns.Load()) }))
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: MetricQUICConns,
+		Help: "QUIC connections open under WebTransport, handshakes and connections without a session included."},
+		func() float64 { return float64(s.quic.open()) }))
 	gauge(MetricPlayers, "Players seated in rooms, by kind.", prometheus.Labels{"kind": "human"},
 		func(t *popTotals) float64 { return float64(t.players) })
 	gauge(MetricPlayers, "Players seated in rooms, by kind.", prometheus.Labels{"kind": "bot"},

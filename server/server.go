@@ -39,6 +39,7 @@ type Server struct {
 	roomWG     sync.WaitGroup
 	nextConn   atomic.Uint64
 	wt         atomic.Pointer[wtServer] // set by ServeWebTransport
+	quic       *quicGate                // the QUIC connections under WebTransport
 	nextSeed   uint64
 	cl         *clusterNode // nil for a single node (cluster.go)
 }
@@ -52,6 +53,7 @@ func New(cfg Config) (*Server, error) {
 		conns: map[*conn]struct{}{}, nextSeed: cfg.Seed, closed: make(chan struct{}),
 		addrConns: map[netip.Prefix]int{}, roomQuotas: map[netip.Prefix]*roomQuota{}}
 	s.metrics = newMetrics(s)
+	s.quic = newQUICGate(&s.cfg, s.metrics)
 	s.replays = newReplayWriter(&cfg, s.log, s.metrics)
 	s.catalog = newReplayCatalog(cfg.DataDir)
 	s.routes()

@@ -57,16 +57,30 @@ func (s *Server) ServeWebTransport(pc net.PacketConn) error {
 	h3 := &http3.Server{
 		Handler:   mux,
 		TLSConfig: http3.ConfigureTLSConfig(&tls.Config{GetCertificate: certs.getCertificate, MinVersion: tls.VersionTLS13}),
-		// Game messages are small: probing for larger packets (path MTU
-		// discovery) would only add padded packets to every connection.
-		QUICConfig: &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true, DisablePathMTUDiscovery: true,
-			MaxIdleTimeout: s.cfg.IdleTimeout + 5*time.Second},
+		// A connection is only ever for a session, which a client opens at
+		// once and must say Hello on within HelloTimeout: one with no
+		// request open that long (never a session, or its session over) is
+		// closed. QUIC's own idle timeout below does not do it: the
+		// client's PINGs reset it (quicGate).
+		IdleTimeout: s.cfg.HelloTimeout,
 		ConnContext: func(ctx context.Context, c *quic.Conn) context.Context {
 			return context.WithValue(ctx, quicConnKey{}, c)
 		},
 	}
 	wts := &webtransport.Server{H3: h3, CheckOrigin: s.originAllowed}
+	// Game messages are small: probing for larger packets (path MTU
+	// discovery) would only add padded packets to every connection.
+	quicConf := &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true, DisablePathMTUDiscovery: true,
+		MaxIdleTimeout: s.cfg.IdleTimeout + 5*time.Second}
+	// The transport, not webtransport.Server.Serve, listens: its ConnContext
+	// is where the gate admits or refuses a connection before its handshake.
+	tr := &quic.Transport{Conn: pc, ConnContext: s.quic.connContext, VerifySourceAddress: s.quic.verifySource}
+	ln, err := tr.ListenEarly(h3.TLSConfig, quicConf)
+	if err != nil {
+		return err
+	}
 	if !s.wt.CompareAndSwap(nil, &wtServer{srv: wts, certs: certs}) {
+		tr.Close()
 		return errors.New("server: WebTransport is served already")
 	}
 	go func() {
@@ -77,13 +91,23 @@ func (s *Server) ServeWebTransport(pc net.PacketConn) error {
 		defer cancel()
 		waitGroup(grace, &s.connWG)
 		wts.Close()
+		tr.Close()
 	}()
-	err = wts.Serve(pc)
-	select {
-	case <-s.closed:
-		return nil
-	default:
-		return err
+	for {
+		qc, err := ln.Accept(context.Background())
+		if err != nil {
+			select {
+			case <-s.closed:
+				return nil
+			default:
+				return err
+			}
+		}
+		go func() {
+			if err := wts.ServeQUICConn(qc); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Info("server: webtransport connection", "remote", qc.RemoteAddr().String(), "err", err)
+			}
+		}()
 	}
 }
 

@@ -405,3 +405,86 @@ func TestWebTransportIgnoresForwardedFor(t *testing.T) {
 		}
 	}
 }
+
+// dialQUIC opens a bare QUIC connection to the WebTransport port, as a
+// browser's first step, kept alive by PINGs: it never opens a session.
+func dialQUIC(t *testing.T, s *testServer) (*quic.Conn, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := quic.DialAddr(ctx, s.ts.Listener.Addr().String(), &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}},
+		&quic.Config{KeepAlivePeriod: 50 * time.Millisecond, EnableDatagrams: true, EnableStreamResetPartialDelivery: true})
+	if err == nil {
+		t.Cleanup(func() { c.CloseWithError(0, "") })
+	}
+	return c, err
+}
+
+// TestQUICConnectionsCapped: QUIC connections that never open a session
+// are closed once idle at the HTTP/3 layer (the client's keep-alive PINGs
+// do not count), counted in webtron_quic_connections, and capped per
+// address and in all (3,000 from one address stayed open for good and took
+// the server from 85 to 351 MB); the place a closed one frees is a
+// player's again.
+func TestQUICConnectionsCapped(t *testing.T) {
+	t.Run("per address", func(t *testing.T) {
+		s := newWTTestServer(t, func(c *Config) { c.MaxConnsPerAddr = 3; c.HelloTimeout = 300 * time.Millisecond })
+		var conns []*quic.Conn
+		for i := range 3 {
+			c, err := dialQUIC(t, s)
+			if err != nil {
+				t.Fatalf("connection %d: %v", i, err)
+			}
+			conns = append(conns, c)
+		}
+		if _, err := dialQUIC(t, s); err == nil {
+			t.Fatal("a fourth QUIC connection from the address got in")
+		}
+		if v := metricValue(t, s.Server, MetricQUICConns); v != 3 {
+			t.Errorf("%s = %v, want 3", MetricQUICConns, v)
+		}
+		if v := metricValue(t, s.Server, MetricQUICRefused+`{reason="addr"}`); v < 1 {
+			t.Errorf("refused for the address: %v, want 1 or more", v)
+		}
+		for i, c := range conns {
+			select {
+			case <-c.Context().Done():
+			case <-time.After(3 * time.Second):
+				t.Fatalf("connection %d without a session still open 3 s on", i)
+			}
+		}
+		deadline := time.Now().Add(time.Second)
+		for metricValue(t, s.Server, MetricQUICConns) != 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if v := metricValue(t, s.Server, MetricQUICConns); v != 0 {
+			t.Errorf("%s = %v once they closed, want 0", MetricQUICConns, v)
+		}
+		p := player(t, s.url, headless.Options{Name: "after", Transport: headless.WebTransport})
+		if p.Transport() != headless.WebTransport {
+			t.Fatalf("a player after the idle ones connected over %s", p.Transport())
+		}
+		// A session is a request open: the idle timeout leaves it alone.
+		drive(t, p)
+		time.Sleep(time.Second)
+		select {
+		case <-p.Done():
+			t.Fatalf("the player's session ended after %v: %v", time.Second, p.Err())
+		default:
+		}
+	})
+	t.Run("in all", func(t *testing.T) {
+		s := newWTTestServer(t, func(c *Config) { c.MaxConnsPerAddr = -1; c.MaxPlayers = 2 })
+		for i := range 2 {
+			if _, err := dialQUIC(t, s); err != nil {
+				t.Fatalf("connection %d: %v", i, err)
+			}
+		}
+		if _, err := dialQUIC(t, s); err == nil {
+			t.Fatal("a third QUIC connection got in past the total")
+		}
+		if v := metricValue(t, s.Server, MetricQUICRefused+`{reason="total"}`); v < 1 {
+			t.Errorf("refused for the total: %v, want 1 or more", v)
+		}
+	})
+}
