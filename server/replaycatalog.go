@@ -112,6 +112,7 @@ func (w *replayWriter) prune(now time.Time) {
 		os.Remove(d) // only succeeds when empty
 	}
 	if removed > 0 {
+		w.notify()
 		w.metrics.replays.WithLabelValues("pruned").Add(float64(removed))
 		w.log.Info("server: pruned replays", "files", removed, "bytes_left", total)
 	}
@@ -210,33 +211,62 @@ type ReplayPlayer struct {
 	Bot  bool   `json:"bot"`
 }
 
-// replayCatalog lists the replays under the data directory for /api/replays,
-// checking each file once: entries are cached by id, size and modification
-// time.
+// replayCatalog lists the replays under the data directory for /api/replays.
+// It keeps an index of every file there (the summaries of the ones read so
+// far), by room directory and in all, newest first: each file is read and
+// checked once while its size and time stay the same, and a listing by room
+// walks only that room's entries. (A cache of 4,096 entries, cleared when
+// full, read every file again for listings of rooms in turn past it: 0.8
+// CPU-seconds a request, issue 21.) The index holds what the disk holds,
+// which pruning bounds (--replay-max-bytes): some hundreds of bytes a file.
 type replayCatalog struct {
-	dir string // DataDir/replays, "" when the server writes none
+	dir      string        // DataDir/replays, "" when the server writes none
+	listings chan struct{} // one token per listing running (maxListings)
 
 	mu    sync.Mutex
-	cache map[string]catalogEntry
+	read  time.Time              // when the directories were last read; zero: never, or to do again
+	rooms map[string]*catalogDir // by room directory
+	all   []*catalogEntry        // every file, newest first
 }
 
+// catalogDir is one room directory's entries, newest first, as of its
+// modification time.
+type catalogDir struct {
+	mod, read time.Time
+	files     []*catalogEntry
+}
+
+// catalogEntry is one file of the index; its summary once read (under the
+// catalog's mu).
 type catalogEntry struct {
-	size int64
-	mod  time.Time
-	info ReplayInfo
+	listed
+	described bool
+	size      int64
+	mod       time.Time
+	info      ReplayInfo
 }
 
-// maxCatalogCache bounds the cached entries; past it the cache starts over.
-const maxCatalogCache = 4096
+// rescanEvery bounds how often listings read the directories again (the
+// server's own writes mark them to read at the next listing); dirSlack is
+// how recent a directory's time must be for it to be read again anyway,
+// since a file system with coarse times may give a later change the same
+// time.
+const (
+	rescanEvery = time.Second
+	dirSlack    = 2 * time.Second
+)
 
-// Listing limits: the default and the most a client may ask for.
+// Listing limits: the default and the most a client may ask for; and the
+// listings run at once, each waiting at most listWait for its turn.
 const (
 	defaultReplayList = 50
 	maxReplayList     = 500
+	maxListings       = 2
+	listWait          = 2 * time.Second
 )
 
 func newReplayCatalog(dataDir string) *replayCatalog {
-	c := &replayCatalog{cache: map[string]catalogEntry{}}
+	c := &replayCatalog{rooms: map[string]*catalogDir{}, listings: make(chan struct{}, maxListings)}
 	if dataDir != "" {
 		c.dir = filepath.Join(dataDir, replaysDir)
 	}
@@ -249,6 +279,22 @@ type listed struct {
 	ms            int64
 }
 
+// newer orders listings newest first.
+func newer(a, b *catalogEntry) int {
+	if c := cmp.Compare(b.ms, a.ms); c != 0 {
+		return c
+	}
+	return strings.Compare(b.id, a.id)
+}
+
+// changed marks the directories to be read again at the next listing: the
+// replay writer calls it when it has written or pruned files.
+func (c *replayCatalog) changed() {
+	c.mu.Lock()
+	c.read = time.Time{}
+	c.mu.Unlock()
+}
+
 // List returns the newest limit replays, newest first; a room other than ""
 // keeps only that room's.
 func (c *replayCatalog) List(limit int, room string) []ReplayInfo {
@@ -258,38 +304,96 @@ func (c *replayCatalog) List(limit int, room string) []ReplayInfo {
 		return out
 	}
 	defer root.Close()
-	var all []listed
-	rooms, _ := fs.ReadDir(root.FS(), ".")
-	for _, rd := range rooms {
-		if !rd.IsDir() || room != "" && rd.Name() != dirName(room) {
-			continue
-		}
-		ents, _ := fs.ReadDir(root.FS(), rd.Name())
-		for _, e := range ents {
-			id, ok := replayID(rd.Name(), e.Name())
-			if !ok || !e.Type().IsRegular() {
-				continue
-			}
-			ms, _ := strconv.ParseInt(id[:strings.IndexByte(id, '-')], 10, 64)
-			all = append(all, listed{id, rd.Name(), e.Name(), ms})
+	c.mu.Lock()
+	if now := time.Now(); c.read.IsZero() || now.Sub(c.read) >= rescanEvery {
+		c.rescan(root, now)
+	}
+	cands := c.all
+	if room != "" {
+		cands = nil
+		if d := c.rooms[dirName(room)]; d != nil {
+			cands = d.files
 		}
 	}
-	slices.SortFunc(all, func(a, b listed) int {
-		if c := cmp.Compare(b.ms, a.ms); c != 0 {
-			return c // newest first
-		}
-		return strings.Compare(b.id, a.id)
-	})
-	for _, l := range all {
+	c.mu.Unlock()
+	for _, e := range cands {
 		if len(out) == limit {
 			break
 		}
-		// Rooms whose names differ may share a directory (dirName).
-		if info, ok := c.info(root, l); ok && (room == "" || info.Damaged || info.Room == room) {
+		// Rooms whose names differ may share a directory (dirName): the
+		// summaries, read once, tell them apart without reading the files.
+		if room != "" {
+			if info, ok := c.summary(root, e, false); !ok || !info.Damaged && info.Room != room {
+				continue
+			}
+		}
+		if info, ok := c.summary(root, e, true); ok && (room == "" || info.Damaged || info.Room == room) {
 			out = append(out, info)
 		}
 	}
 	return out
+}
+
+// rescan reads the room directories that changed since it last did, keeping
+// the entries of the files still there. Called with c.mu held.
+func (c *replayCatalog) rescan(root *os.Root, now time.Time) {
+	c.read = now
+	rooms, _ := fs.ReadDir(root.FS(), ".")
+	seen := map[string]bool{}
+	changed := false
+	for _, rd := range rooms {
+		fi, err := rd.Info()
+		if err != nil || !fi.IsDir() || !validDir(rd.Name()) {
+			continue
+		}
+		name := rd.Name()
+		seen[name] = true
+		if d := c.rooms[name]; d != nil && d.mod.Equal(fi.ModTime()) && d.read.Sub(d.mod) > dirSlack {
+			continue
+		}
+		c.rooms[name] = c.readDir(root, name, fi.ModTime(), now)
+		changed = true
+	}
+	for name := range c.rooms {
+		if !seen[name] {
+			delete(c.rooms, name)
+			changed = true
+		}
+	}
+	if changed {
+		c.all = c.all[:0:0]
+		for _, d := range c.rooms {
+			c.all = append(c.all, d.files...)
+		}
+		slices.SortFunc(c.all, newer)
+	}
+}
+
+// readDir lists one room directory, the entries of files already known kept
+// with their summaries. Called with c.mu held.
+func (c *replayCatalog) readDir(root *os.Root, name string, mod, now time.Time) *catalogDir {
+	known := map[string]*catalogEntry{}
+	if d := c.rooms[name]; d != nil {
+		for _, e := range d.files {
+			known[e.id] = e
+		}
+	}
+	d := &catalogDir{mod: mod, read: now}
+	ents, _ := fs.ReadDir(root.FS(), name)
+	for _, de := range ents {
+		id, ok := replayID(name, de.Name())
+		if !ok || !de.Type().IsRegular() {
+			continue
+		}
+		e := known[id]
+		if e == nil {
+			ms, _ := strconv.ParseInt(id[:strings.IndexByte(id, '-')], 10, 64)
+			e = &catalogEntry{listed: listed{id, name, de.Name(), ms}}
+		}
+		d.files = append(d.files, e)
+	}
+	slices.SortFunc(d.files, newer)
+	return d
 }
 
 // open opens the replays directory so that no name can reach outside it.
@@ -300,19 +404,53 @@ func (c *replayCatalog) open() (*os.Root, error) {
 	return os.OpenRoot(c.dir)
 }
 
-// info returns the cached entry of a file, or reads and checks it; false
-// when the file has gone meanwhile.
-func (c *replayCatalog) info(root *os.Root, l listed) (ReplayInfo, bool) {
-	fi, err := root.Stat(path.Join(l.dir, l.file))
+// summary returns an entry's summary, reading and checking the file the
+// first time; with check, the file's size and time are compared with the
+// summary's first (a file changed since is read again), and false means
+// the file has gone.
+func (c *replayCatalog) summary(root *os.Root, e *catalogEntry, check bool) (ReplayInfo, bool) {
+	c.mu.Lock()
+	info, described, size, mod := e.info, e.described, e.size, e.mod
+	c.mu.Unlock()
+	if described && !check {
+		return info, true
+	}
+	fi, err := root.Stat(path.Join(e.dir, e.file))
 	if err != nil || !fi.Mode().IsRegular() {
 		return ReplayInfo{}, false
 	}
-	c.mu.Lock()
-	e, ok := c.cache[l.id]
-	c.mu.Unlock()
-	if ok && e.size == fi.Size() && e.mod.Equal(fi.ModTime()) {
-		return e.info, true
+	if described && size == fi.Size() && mod.Equal(fi.ModTime()) {
+		return info, true
 	}
+	info, ok := c.describeFile(root, e.listed, fi)
+	if ok {
+		c.mu.Lock()
+		e.described, e.size, e.mod, e.info = true, fi.Size(), fi.ModTime(), info
+		c.mu.Unlock()
+	}
+	return info, ok
+}
+
+// info returns the summary of the file l names: its index entry's, or, for
+// a file the index has not seen yet, one read now.
+func (c *replayCatalog) info(root *os.Root, l listed) (ReplayInfo, bool) {
+	c.mu.Lock()
+	var e *catalogEntry
+	if d := c.rooms[l.dir]; d != nil {
+		i, found := slices.BinarySearchFunc(d.files, &catalogEntry{listed: l}, newer)
+		if found {
+			e = d.files[i]
+		}
+	}
+	c.mu.Unlock()
+	if e == nil {
+		e = &catalogEntry{listed: l}
+	}
+	return c.summary(root, e, true)
+}
+
+// describeFile reads and checks one file; false when it has gone meanwhile.
+func (c *replayCatalog) describeFile(root *os.Root, l listed, fi fs.FileInfo) (ReplayInfo, bool) {
 	info := ReplayInfo{ID: l.id, Bytes: fi.Size(), Winner: -1, Created: time.UnixMilli(l.ms).UTC(), CreatedMs: l.ms}
 	b, err := readReplay(root, l.dir, l.file)
 	if err == nil {
@@ -324,12 +462,6 @@ func (c *replayCatalog) info(root *os.Root, l listed) (ReplayInfo, bool) {
 		}
 		info.Damaged, info.Problem, info.Old = true, err.Error(), errors.Is(err, replay.ErrRules)
 	}
-	c.mu.Lock()
-	if len(c.cache) >= maxCatalogCache {
-		clear(c.cache)
-	}
-	c.cache[l.id] = catalogEntry{fi.Size(), fi.ModTime(), info}
-	c.mu.Unlock()
 	return info, true
 }
 
@@ -412,6 +544,18 @@ func (s *Server) serveReplays(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		limit = min(n, maxReplayList)
+	}
+	// A listing that reads many files is work for a core: a few at once,
+	// the others wait their turn a moment, then are told to come back.
+	select {
+	case s.catalog.listings <- struct{}{}:
+		defer func() { <-s.catalog.listings }()
+	case <-time.After(listWait):
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "busy listing replays: try again", http.StatusServiceUnavailable)
+		return
+	case <-r.Context().Done():
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")

@@ -29,6 +29,7 @@ type replayWriter struct {
 	wg       sync.WaitGroup
 	once     sync.Once
 	written  atomic.Int64
+	changed  func() // told when files were written or pruned (the catalog's index)
 	// last is the path of the newest file written (tests look for it).
 	last      atomic.Pointer[string]
 	lastPrune time.Time
@@ -39,9 +40,9 @@ type replayJob struct {
 	file *replay.File
 }
 
-func newReplayWriter(cfg *Config, log *slog.Logger, m *metrics) *replayWriter {
+func newReplayWriter(cfg *Config, log *slog.Logger, m *metrics, changed func()) *replayWriter {
 	w := &replayWriter{dir: cfg.DataDir, keep: cfg.ReplayKeep, maxBytes: cfg.ReplayMaxBytes, log: log, metrics: m,
-		jobs: make(chan replayJob, 256)}
+		jobs: make(chan replayJob, 256), changed: changed}
 	w.wg.Add(1)
 	go w.run()
 	return w
@@ -78,6 +79,14 @@ func (w *replayWriter) write(j replayJob) {
 	w.written.Add(1)
 	p := j.path
 	w.last.Store(&p)
+	w.notify()
+}
+
+// notify tells the catalog that files changed, when something listens.
+func (w *replayWriter) notify() {
+	if w.changed != nil {
+		w.changed()
+	}
 }
 
 // submit queues a file; when the writer is far behind the file is dropped

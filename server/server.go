@@ -54,8 +54,8 @@ func New(cfg Config) (*Server, error) {
 		addrConns: map[netip.Prefix]int{}, roomQuotas: map[netip.Prefix]*roomQuota{}}
 	s.metrics = newMetrics(s)
 	s.quic = newQUICGate(&s.cfg, s.metrics)
-	s.replays = newReplayWriter(&cfg, s.log, s.metrics)
 	s.catalog = newReplayCatalog(cfg.DataDir)
+	s.replays = newReplayWriter(&cfg, s.log, s.metrics, s.catalog.changed)
 	s.routes()
 	if cfg.Cluster != nil {
 		if err := s.startCluster(); err != nil {
