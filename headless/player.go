@@ -105,7 +105,7 @@ func (p *Player) readLoop() {
 		p.mu.Unlock()
 		if err != nil {
 			if errors.Is(err, client.ErrClosed) {
-				err = fmt.Errorf("%w: %v", ErrDropped, err)
+				err = fmt.Errorf("%w: %w", ErrDropped, err)
 			}
 			p.fail(err)
 			p.link.closeNow()

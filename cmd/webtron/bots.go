@@ -29,6 +29,7 @@ func init() {
 //
 //	webtron bots --url ws://127.0.0.1:8080 --count 16 --rooms 2 --duration 30s
 //	webtron bots --url ws://127.0.0.1:8080 --count 4 --room shared --prefix a-   # several processes meet
+//	webtron bots --url ws://127.0.0.1:8080 --count 12 --rooms 3 --churn 40s --duration 30m   # people come and go (scripts/soak.sh)
 //
 // The load test (1,000 players in 125 rooms of 8; the server's tick
 // lateness, CPU and memory come from its /metrics, --pprof profiles it):
@@ -53,6 +54,7 @@ func runBots(args []string) error {
 	fs.IntVar(&o.Parallel, "parallel", 16, "connections opened at once")
 	fs.StringVar(&o.Transport, "transport", headless.WebTransport, "webtransport (falls back to the websocket within 1 s, as the browser does) or websocket")
 	fs.BoolVar(&o.Idle, "idle", false, "the players never press a key (a quiet room, for bandwidth measurements)")
+	churn := fs.Duration("churn", 0, "players come and go: each stays this long on average, is away up to as long, and comes back with its reconnect token or as a newcomer (0: everyone stays for --duration)")
 	origin := fs.String("origin", "", "Origin header to send (default: none, as a non-browser client)")
 	asJSON := fs.Bool("json", false, "print the report as JSON (pairs as in the lab's report)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process to the file")
@@ -74,6 +76,8 @@ func runBots(args []string) error {
 		return fmt.Errorf("--rooms %d: need at least one room", o.Rooms)
 	case o.Duration <= 0:
 		return fmt.Errorf("--duration %v: must be positive", o.Duration)
+	case *churn < 0:
+		return fmt.Errorf("--churn %v: must not be negative", *churn)
 	case o.Transport != headless.WebTransport && o.Transport != headless.WebSocket:
 		return fmt.Errorf("--transport %q: want webtransport or websocket", o.Transport)
 	case !strings.HasPrefix(o.URL, "ws://") && !strings.HasPrefix(o.URL, "wss://"):
@@ -96,18 +100,33 @@ func runBots(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *churn > 0 {
+		r, err := headless.Churn(ctx, headless.ChurnOptions{SwarmOptions: o, Session: *churn})
+		if err != nil {
+			return err
+		}
+		if err := printReport(r, r.Print, *asJSON); err != nil {
+			return err
+		}
+		return r.Check()
+	}
 	r, err := headless.Swarm(ctx, o)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-	} else {
-		r.Print(os.Stdout)
+	if err := printReport(r, r.Print, *asJSON); err != nil {
+		return err
 	}
 	return r.Check()
+}
+
+// printReport writes r as indented JSON, or as its text.
+func printReport(r any, text func(io.Writer), asJSON bool) error {
+	if !asJSON {
+		text(os.Stdout)
+		return nil
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }
