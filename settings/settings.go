@@ -9,8 +9,10 @@
 // ignored. Values are decimals in Armagetron's units (metres, seconds, m/s,
 // plain ratios) and become the simulation's integers by rounding to the
 // setting's resolution, half away from zero: micrometres, milliseconds,
-// millionths. An unknown name is a warning naming it; a value that is not a
-// number, or out of the simulation's bounds, is an error naming the line.
+// millionths. An unknown name is a warning naming it (past 1,000 of them,
+// or at a line with a NUL byte, the file is refused as not a settings
+// file); a value that is not a number, or out of the simulation's bounds,
+// is an error naming the line.
 package settings
 
 import (
@@ -49,13 +51,39 @@ type File struct {
 // ErrSettings is wrapped by every error Parse returns.
 var ErrSettings = errors.New("settings")
 
-// Load reads the settings file at path.
+// maxUnknown is how many names Webtron does not know a file may have:
+// four times what Armagetron's stock settings.cfg has (some 250), and a
+// bound on what anything that is not a settings file costs to read.
+const maxUnknown = 1000
+
+// Load reads the settings file at path, a regular file: a device or a pipe
+// might never end (/dev/urandom was read for ever).
 func Load(path string) (*File, error) {
+	regular := func(fi os.FileInfo) error {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("%w: %s: not a regular file", ErrSettings, path)
+		}
+		return nil
+	}
+	// Stat before opening: opening a named pipe waits for its writer.
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSettings, err)
+	}
+	if err := regular(fi); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSettings, err)
 	}
 	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSettings, err)
+	}
+	if err := regular(fi); err != nil {
+		return nil, err
+	}
 	return Parse(f, path)
 }
 
@@ -66,14 +94,20 @@ func Parse(r io.Reader, name string) (*File, error) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	table := byName()
 	for line := 1; sc.Scan(); line++ {
+		where := fmt.Sprintf("%s:%d", name, line)
+		if strings.IndexByte(sc.Text(), 0) >= 0 { // no text file holds a NUL
+			return nil, fmt.Errorf("%w: %s: binary data: not a settings file", ErrSettings, where)
+		}
 		words := strings.Fields(sc.Text())
 		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
 			continue
 		}
 		key := strings.ToUpper(words[0])
-		where := fmt.Sprintf("%s:%d", name, line)
 		s, ok := table[key]
 		if !ok {
+			if len(out.Warnings) == maxUnknown {
+				return nil, fmt.Errorf("%w: %s: more than %d names Webtron does not know: not a settings file", ErrSettings, where, maxUnknown)
+			}
 			why := "not a Webtron setting"
 			if reason, known := unsupported(key); known {
 				why = reason

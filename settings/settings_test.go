@@ -3,9 +3,13 @@ package settings
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"webtron/sim"
 )
@@ -150,5 +154,80 @@ func TestListRoundTrip(t *testing.T) {
 func TestLoadMissing(t *testing.T) {
 	if _, err := Load(os.DevNull + "/nope"); !errors.Is(err, ErrSettings) {
 		t.Fatalf("missing file: %v", err)
+	}
+}
+
+// countingReader is an endless source of seeded random bytes that counts
+// what was read from it.
+type countingReader struct {
+	rng  *rand.Rand
+	read int
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r.rng.Uint32())
+	}
+	r.read += len(p)
+	return len(p), nil
+}
+
+// TestParseRefusesGarbage: random bytes are refused at once, not read to
+// their end a warning a line (50 MB of them gave 193,661 warnings, and
+// /dev/urandom never ended); a file of names Webtron does not know is
+// refused past maxUnknown of them, a stock Armagetron file (some 250 names
+// in its settings.cfg) still read.
+func TestParseRefusesGarbage(t *testing.T) {
+	src := &countingReader{rng: rand.New(rand.NewPCG(1, 2))}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Parse(io.LimitReader(src, 64<<20), "random.cfg")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), "not a settings file") {
+			t.Errorf("random bytes: %v, want a settings error saying it is not a settings file", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("random bytes still being read after 10 s")
+	}
+	if src.read > 1<<20 {
+		t.Errorf("read %d bytes of random data before refusing it", src.read)
+	}
+	unknown := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "NOT_OURS_%d 1\n", i)
+		}
+		return b.String()
+	}
+	f, err := Parse(strings.NewReader(unknown(maxUnknown)), "many.cfg")
+	if err != nil || len(f.Warnings) != maxUnknown {
+		t.Errorf("%d unknown names: %v", maxUnknown, err)
+	}
+	_, err = Parse(strings.NewReader(unknown(maxUnknown+1)), "many.cfg")
+	if want := fmt.Sprintf("many.cfg:%d:", maxUnknown+1); !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), want) {
+		t.Errorf("%d unknown names: %v, want an error at line %d", maxUnknown+1, err, maxUnknown+1)
+	}
+}
+
+// TestLoadRegularFilesOnly: a settings file is a regular file; a device
+// (/dev/urandom was read for ever) or a directory is refused by name.
+func TestLoadRegularFilesOnly(t *testing.T) {
+	for _, path := range []string{"/dev/urandom", os.DevNull, t.TempDir()} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := Load(path)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("%s: %v, want refused as not a regular file", path, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s still being read after 5 s", path)
+		}
 	}
 }
