@@ -48,7 +48,8 @@ type Config struct {
 	DataDir         string   // replays and desync dumps go under it; "" writes none
 	Origins         []string // extra allowed WebSocket origins (path.Match patterns on the host)
 	// Replays and desync dumps older than ReplayKeep are deleted, and the
-	// oldest beyond ReplayMaxBytes in all (defaults: 30 days, 512 MiB).
+	// oldest beyond ReplayMaxBytes in all (zero: the defaults, 30 days and
+	// 512 MiB; negative: an error).
 	ReplayKeep     time.Duration
 	ReplayMaxBytes int64
 	// Web serves the browser client at "/"; nil serves a status page.
@@ -130,8 +131,13 @@ func (c *Config) Defaults() error {
 	def(&c.WriteTimeout, 5*time.Second)
 	def(&c.EmptyRoomTTL, 30*time.Second)
 	def(&c.CloseGrace, 2*time.Second)
+	// A negative limit would keep nothing, or everything: neither is
+	// what was meant, and the default is not either.
+	if c.ReplayKeep < 0 || c.ReplayMaxBytes < 0 {
+		return fmt.Errorf("%w: replay limits must be positive (0: the default), got keep %v, max bytes %d", ErrConfig, c.ReplayKeep, c.ReplayMaxBytes)
+	}
 	def(&c.ReplayKeep, DefaultReplayKeep)
-	if c.ReplayMaxBytes <= 0 {
+	if c.ReplayMaxBytes == 0 {
 		c.ReplayMaxBytes = DefaultReplayMaxBytes
 	}
 	def(&c.HTTPReadTimeout, 10*time.Second)

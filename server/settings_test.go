@@ -2,8 +2,10 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"testing"
+	"time"
 
 	"webtron/settings"
 	"webtron/sim"
@@ -39,5 +41,21 @@ func TestSettingsEndpoint(t *testing.T) {
 	}
 	if len(list) != len(settings.List(sim.DefaultConfig(), settings.DefaultServer())) {
 		t.Errorf("%d entries, want every setting", len(list))
+	}
+}
+
+// TestConfigReplayLimits: a zero replay limit is the default (as every
+// zero field of Config); a negative one is an error, no longer the default
+// taken silently.
+func TestConfigReplayLimits(t *testing.T) {
+	c := Config{}
+	if err := c.Defaults(); err != nil || c.ReplayKeep != DefaultReplayKeep || c.ReplayMaxBytes != DefaultReplayMaxBytes {
+		t.Fatalf("zero limits: %v, keep %v, max %d", err, c.ReplayKeep, c.ReplayMaxBytes)
+	}
+	for _, bad := range []Config{{ReplayKeep: -time.Hour}, {ReplayMaxBytes: -1}} {
+		c := bad
+		if err := c.Defaults(); !errors.Is(err, ErrConfig) {
+			t.Errorf("keep %v, max %d bytes: %v, want a configuration error", bad.ReplayKeep, bad.ReplayMaxBytes, err)
+		}
 	}
 }

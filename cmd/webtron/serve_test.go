@@ -29,3 +29,13 @@ func TestServeAddressFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestServeReplayLimitFlags: --replay-keep and --replay-max-bytes must be
+// positive; zero or less is an error naming the flag, never the default.
+func TestServeReplayLimitFlags(t *testing.T) {
+	for _, args := range [][]string{{"--replay-keep", "0"}, {"--replay-keep", "-1h"}, {"--replay-max-bytes", "0"}, {"--replay-max-bytes", "-5"}} {
+		if _, _, err := parseServe(args); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(args[0], "--")) {
+			t.Errorf("%v: %v, want an error naming the flag", args, err)
+		}
+	}
+}
