@@ -27,6 +27,9 @@ const (
 	ReasonNotAlive             // the player is dead or not in the round
 	ReasonDuplicate            // this sequence number was seen already
 	ReasonInvalidKind          // not an event a client may propose
+	// NumReasons is one past the last reason, so that tests can go through
+	// them all: each needs its String and its wire code.
+	NumReasons
 )
 
 // String returns the reason as the text a refusal carries.

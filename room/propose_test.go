@@ -85,8 +85,9 @@ func TestResentProposalAnsweredAgain(t *testing.T) {
 	}
 }
 
-// TestRefuseReasons: every reason the authority gives has its own code on
-// the wire; a reason added to history without one here fails.
+// TestRefuseReasons: every reason the authority gives has its own text and
+// its own code on the wire; a reason added to history without either, or
+// without its line in the table here, fails.
 func TestRefuseReasons(t *testing.T) {
 	want := map[history.Reason]proto.RefuseReason{
 		history.ReasonTooFarAhead:   proto.RefuseTooFarAhead,
@@ -96,12 +97,12 @@ func TestRefuseReasons(t *testing.T) {
 		history.ReasonInvalidKind:   proto.RefuseInvalidKind,
 	}
 	seen := map[proto.RefuseReason]history.Reason{}
-	for r := history.Reason(1); r < 255; r++ {
+	for r := history.Reason(1); r < history.NumReasons; r++ {
 		if r.String() == history.ReasonNone.String() {
-			continue // not a reason history knows
+			t.Errorf("history reason %d has no text of its own (%q)", r, r)
 		}
 		got := refuseReason(r)
-		if w, ok := want[r]; !ok || got != w {
+		if w, ok := want[r]; !ok || got != w || got == proto.RefuseOther {
 			t.Errorf("history reason %d (%s) goes on the wire as %v; the table here says %v", r, r, got, w)
 		}
 		if o, dup := seen[got]; dup {
@@ -109,8 +110,8 @@ func TestRefuseReasons(t *testing.T) {
 		}
 		seen[got] = r
 	}
-	if len(seen) != len(want) {
-		t.Errorf("history knows %d reasons, the table %d", len(seen), len(want))
+	if len(want) != int(history.NumReasons)-1 {
+		t.Errorf("history knows %d reasons, the table %d", history.NumReasons-1, len(want))
 	}
 	if refuseReason(history.ReasonNone) != proto.RefuseOther {
 		t.Error("no reason must be RefuseOther")
