@@ -414,3 +414,44 @@ func TestProposalTwiceOnLossyLink(t *testing.T) {
 		t.Fatalf("%d Proposes %v after the loss, want 1", n, lossyFor)
 	}
 }
+
+// TestFinalityBroken: news of an event at a tick the session already holds
+// as final (a History's event before its snapshot; a broadcast's event
+// before the confirmed tick) is an error from Receive, not dropped in
+// silence: the server broke its word, and the confirmed state no longer
+// matches its own.
+func TestFinalityBroken(t *testing.T) {
+	st, _ := sim.NewState(sim.DefaultConfig(), 1)
+	for range 10 {
+		st.Step(nil)
+	}
+	s := New(Options{Name: "t", Confirmed: true})
+	s.Hello(0)
+	b, _ := proto.Marshal(&proto.Welcome{Player: 0, TickRate: 120, History: proto.History{Tick: 10, Snapshot: st.AppendBinary(nil),
+		Events: []proto.TickEvent{{Tick: 5, Event: sim.Event{Kind: sim.EvJoin, Player: 0}}}}})
+	if err := s.Receive(0, b); err == nil {
+		t.Error("a History with an event before its snapshot was taken")
+	}
+
+	st, _ = sim.NewState(sim.DefaultConfig(), 1)
+	s = New(Options{Name: "t", Confirmed: true})
+	s.Hello(0)
+	b, _ = proto.Marshal(&proto.Welcome{Player: 0, TickRate: 120, History: proto.History{Snapshot: st.AppendBinary(nil),
+		Events: []proto.TickEvent{{Tick: 0, Event: sim.Event{Kind: sim.EvJoin, Player: 0}}}}})
+	if err := s.Receive(0, b); err != nil {
+		t.Fatal(err)
+	}
+	s.Update(time.Second)
+	recv(t, s, time.Second, &proto.Heartbeat{Tick: 120, Players: []proto.HeartbeatPlayer{{Player: 0, Final: 89, Margin: proto.NoMargin}}})
+	s.Update(time.Second + time.Millisecond)
+	if c := s.ConfirmedState(); c == nil || c.Tick() != 90 {
+		t.Fatalf("confirmed state %v, want at tick 90", c)
+	}
+	b, _ = proto.Marshal(&proto.Accepted{Seq: 0, Events: []proto.TickEvent{{Tick: 50, Event: sim.Event{Kind: sim.EvJoin, Player: 1}}}})
+	if err := s.Receive(time.Second+2*time.Millisecond, b); err == nil {
+		t.Error("a broadcast with an event before the confirmed tick was taken")
+	}
+	if got := s.Stats().ProtocolErrors; got != 1 {
+		t.Errorf("%d protocol errors counted, want 1", got)
+	}
+}

@@ -1,9 +1,11 @@
 package client
 
 import (
+	"strconv"
 	"time"
 
 	"webtron/history"
+	"webtron/internal/errwrap"
 	"webtron/proto"
 	"webtron/sim"
 )
@@ -41,7 +43,16 @@ func (s *Session) load(h proto.History) error {
 		return err
 	}
 	for _, te := range h.Events {
-		tl.Insert(history.TickEvent{Tick: int64(te.Tick), Ev: te.Event})
+		// Every event of a History is at or after its snapshot's tick: the
+		// snapshot holds the ticks before it final. (history.Timeline says
+		// so too, with Options.Confirmed; without it the check is here.)
+		err := errFinality(int64(te.Tick), st.Tick(), "history event")
+		if err == nil {
+			_, err = tl.Insert(history.TickEvent{Tick: int64(te.Tick), Ev: te.Event})
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if s.tl != nil {
 		tl.Rollbacks, tl.RolledBack = s.tl.Rollbacks, s.tl.RolledBack
@@ -74,9 +85,24 @@ func (s *Session) clockAt(now time.Duration) time.Duration {
 // presentAt is the client's present tick at local time now.
 func (s *Session) presentAt(now time.Duration) int64 { return int64(s.clockAt(now) / s.dt) }
 
-func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
+// errFinality is nil for an event at or after tick final; else the error
+// of news that contradicts what the server called final (what the event
+// is, and both ticks, in its text).
+func errFinality(tick, final int64, what string) error {
+	if tick >= final {
+		return nil
+	}
+	return errwrap.Wrap(history.ErrFinal, "client: "+what+" at tick "+strconv.FormatInt(tick, 10)+
+		", before tick "+strconv.FormatInt(final, 10)+" the server called final")
+}
+
+// accepted takes a broadcast's events. One before the confirmed tick is an
+// error: the server called that tick final, so the confirmed state (and
+// the hashes the client reports) would no longer be the server's; the
+// platform ends the connection, and the next Welcome starts afresh.
+func (s *Session) accepted(now time.Duration, m *proto.Accepted) error {
 	if m.Seq < s.bcast || s.got[m.Seq] {
-		return // resent, and we had it
+		return nil // resent, and we had it
 	}
 	if m.Seq > s.bcast {
 		s.got[m.Seq] = true
@@ -102,7 +128,11 @@ func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
 				continue
 			}
 		}
-		if ok, _ := s.tl.Insert(ev); !ok {
+		ok, err := s.tl.Insert(ev)
+		if err != nil {
+			return errwrap.Wrap(err, "client: broadcast "+strconv.FormatUint(m.Seq, 10)+": event at tick "+strconv.FormatInt(ev.Tick, 10))
+		}
+		if !ok {
 			continue // a resent broadcast we already have
 		}
 		if int(ev.Ev.Player) != s.you && ev.Ev.Player < sim.MaxPlayers {
@@ -121,6 +151,7 @@ func (s *Session) accepted(now time.Duration, m *proto.Accepted) {
 			}
 		}
 	}
+	return nil
 }
 
 func (s *Session) postponed(now time.Duration, m *proto.Postponed) {

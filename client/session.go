@@ -308,7 +308,10 @@ func (s *Session) ReceiveAt(arrival, now time.Duration, msg []byte) error {
 	case *proto.Pong:
 		s.pong(arrival, m)
 	case *proto.Accepted:
-		s.accepted(arrival, m)
+		if err := s.accepted(arrival, m); err != nil {
+			s.stats.ProtocolErrors++
+			return err
+		}
 	case *proto.Postponed:
 		s.postponed(now, m)
 	case *proto.Refused:

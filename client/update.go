@@ -165,7 +165,13 @@ func (s *Session) Press(now time.Duration, kind sim.EventKind, queueLatency time
 	tick = max(tick, s.finalAll)
 	s.seq++
 	ev := sim.Event{Kind: kind, Player: uint8(s.you), Seq: s.seq}
-	s.tl.Insert(history.TickEvent{Tick: tick, Ev: ev})
+	// The timeline cannot refuse it: tick is finalAll or later, the
+	// confirmed state never passes finalAll (Finalize), and the seq is new.
+	// Were it refused all the same, the press goes unproposed: the server
+	// could not take an input at a tick it has called final either.
+	if ok, err := s.tl.Insert(history.TickEvent{Tick: tick, Ev: ev}); !ok || err != nil {
+		return
+	}
 	s.pending[s.seq] = &proposal{ev: ev, tick: tick, sentAt: now}
 	s.stats.EventsSent++
 	prop := &proto.Propose{Events: []proto.Proposal{{Seq: s.seq, Tick: uint64(tick), Kind: kind}}}
