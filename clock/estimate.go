@@ -245,7 +245,3 @@ func (e *OffsetEstimator) RTT() time.Duration { return e.minRTT }
 
 // Ready reports whether there is an estimate at all.
 func (e *OffsetEstimator) Ready() bool { return e.r.n > 0 }
-
-// Reset forgets everything, for a reconnect or a server change. The Window
-// setting is kept.
-func (e *OffsetEstimator) Reset() { *e = OffsetEstimator{Window: e.Window} }

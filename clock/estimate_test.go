@@ -219,10 +219,6 @@ func TestOffsetEstimatorEdges(t *testing.T) {
 	if want := 20*time.Second - 110*ms; e.Offset() != want || e.Uncertainty() != 10*ms {
 		t.Errorf("contradicting samples: Offset() = %v ± %v, want %v ± 10ms", e.Offset(), e.Uncertainty(), want)
 	}
-	e.Reset()
-	if e.Ready() {
-		t.Errorf("Ready() after Reset")
-	}
 }
 
 func fixed(d time.Duration) func(int) time.Duration { return func(int) time.Duration { return d } }

@@ -18,16 +18,16 @@ const (
 	RefuseDuplicate                         // the sequence number was used for a different event
 	RefuseRateLimited                       // too many events too fast
 	RefuseInvalidKind                       // unknown kind, or one only the server may create
-	RefuseInvalidArg                        // the argument is invalid for the kind
+	_                                       // 7, "invalid argument", was never sent: retired, so that no client reads another meaning into it
 	refuseEnd
 )
 
-var refuseNames = [...]string{"other", "too far ahead", "not your player", "not alive",
-	"duplicate", "rate limited", "invalid kind", "invalid argument"}
+var refuseNames = [refuseEnd]string{"other", "too far ahead", "not your player", "not alive",
+	"duplicate", "rate limited", "invalid kind"}
 
 // String returns a short human-readable name.
 func (r RefuseReason) String() string {
-	if r < refuseEnd {
+	if r < refuseEnd && refuseNames[r] != "" {
 		return refuseNames[r]
 	}
 	return "reason " + strconv.Itoa(int(r))

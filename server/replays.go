@@ -20,18 +20,16 @@ import (
 // Shutdown waits for the queue to drain. The same goroutine prunes old files
 // (replaycatalog.go).
 type replayWriter struct {
-	dir      string
-	keep     time.Duration // files older than this are deleted
-	maxBytes int64         // and the oldest beyond this total
-	log      *slog.Logger
-	metrics  *metrics
-	jobs     chan replayJob
-	wg       sync.WaitGroup
-	once     sync.Once
-	written  atomic.Int64
-	changed  func() // told when files were written or pruned (the catalog's index)
-	// last is the path of the newest file written (tests look for it).
-	last      atomic.Pointer[string]
+	dir       string
+	keep      time.Duration // files older than this are deleted
+	maxBytes  int64         // and the oldest beyond this total
+	log       *slog.Logger
+	metrics   *metrics
+	jobs      chan replayJob
+	wg        sync.WaitGroup
+	once      sync.Once
+	written   atomic.Int64
+	changed   func() // told when files were written or pruned (the catalog's index)
 	lastPrune time.Time
 }
 
@@ -77,8 +75,6 @@ func (w *replayWriter) write(j replayJob) {
 	}
 	w.metrics.replays.WithLabelValues("written").Inc()
 	w.written.Add(1)
-	p := j.path
-	w.last.Store(&p)
 	w.notify()
 }
 
@@ -156,12 +152,4 @@ func dirName(room string) string {
 	h := fnv.New32a()
 	h.Write([]byte(room))
 	return fmt.Sprintf("%s-%08x", b.String(), h.Sum32())
-}
-
-// lastReplay returns the newest file written, or "".
-func (w *replayWriter) lastReplay() string {
-	if p := w.last.Load(); p != nil {
-		return *p
-	}
-	return ""
 }

@@ -343,14 +343,8 @@ func (s *Sight) step() error {
 	return nil
 }
 
-// Who returns the player whose view this is.
-func (s *Sight) Who() int { return s.who }
-
 // From returns the first tick her view exists (before it, State is nil).
 func (s *Sight) From() int64 { return s.from }
-
-// Extra returns her clock's estimated lead beyond the server's target.
-func (s *Sight) Extra() time.Duration { return s.extra }
 
 // State returns her predicted state at her present tick, or nil before
 // From. Read it; do not step it.
