@@ -6,9 +6,11 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
 )
 
 // quicGate bounds the QUIC connections under WebTransport. A connection
@@ -20,15 +22,27 @@ import (
 // first packet to the close (handshakes included) and refuses a new one
 // over Config.MaxConnsPerAddr from its address or Config.MaxPlayers in all,
 // before any handshake work. A refused browser falls back to the WebSocket.
+// An admitted one without a session for sessionless (the hello timeout: a
+// client opens its session at once) is closed too, whatever requests it
+// keeps open: one whose headers never end stops the idle timer.
 type quicGate struct {
-	perAddr int // at most this many from one address (addrKey); <= 0: no limit
-	total   int // at most this many in all
+	perAddr     int           // at most this many from one address (addrKey); <= 0: no limit
+	total       int           // at most this many in all
+	sessionless time.Duration // how long a connection may go without a session
 
-	mu     sync.Mutex
-	n      int
-	byAddr map[netip.Prefix]int
+	mu       sync.Mutex
+	n        int
+	byAddr   map[netip.Prefix]int
+	sessions map[*quic.Conn]*quicSessions
 
 	refused *prometheus.CounterVec // by reason: addr, total
+}
+
+// quicSessions is one connection's sessions in progress, and the timer that
+// closes it once it has been without one for sessionless.
+type quicSessions struct {
+	n     int
+	timer *time.Timer
 }
 
 var (
@@ -37,7 +51,8 @@ var (
 )
 
 func newQUICGate(cfg *Config, m *metrics) *quicGate {
-	return &quicGate{perAddr: cfg.MaxConnsPerAddr, total: cfg.MaxPlayers, byAddr: map[netip.Prefix]int{}, refused: m.quicRefused}
+	return &quicGate{perAddr: cfg.MaxConnsPerAddr, total: cfg.MaxPlayers, sessionless: cfg.HelloTimeout,
+		byAddr: map[netip.Prefix]int{}, sessions: map[*quic.Conn]*quicSessions{}, refused: m.quicRefused}
 }
 
 // quicKey is the per-address key of a QUIC peer.
@@ -86,6 +101,52 @@ func (g *quicGate) verifySource(a net.Addr) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return 2*g.n >= g.total || g.perAddr > 0 && 2*g.byAddr[key] >= g.perAddr
+}
+
+// accepted starts the watch over a connection's sessions; it ends with the
+// connection.
+func (g *quicGate) accepted(qc *quic.Conn) {
+	w := &quicSessions{}
+	g.mu.Lock()
+	g.sessions[qc] = w
+	w.timer = time.AfterFunc(g.sessionless, func() { g.expire(qc, w) })
+	g.mu.Unlock()
+	context.AfterFunc(qc.Context(), func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		w.timer.Stop()
+		delete(g.sessions, qc)
+	})
+}
+
+// expire closes a connection still without a session.
+func (g *quicGate) expire(qc *quic.Conn, w *quicSessions) {
+	g.mu.Lock()
+	idle := w.n == 0
+	g.mu.Unlock()
+	if idle {
+		qc.CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeNoError), "no session")
+	}
+}
+
+// session counts a session (a request for one, from its start) on qc; the
+// function it returns ends it, and the connection has sessionless again to
+// open another.
+func (g *quicGate) session(qc *quic.Conn) (end func()) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	w := g.sessions[qc]
+	if w == nil { // not a connection the gate watches (closing already)
+		return func() {}
+	}
+	w.n++
+	return func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if w.n--; w.n == 0 {
+			w.timer.Reset(g.sessionless)
+		}
+	}
 }
 
 // open returns the connections the gate holds (webtron_quic_connections).

@@ -60,8 +60,9 @@ func (s *Server) ServeWebTransport(pc net.PacketConn) error {
 		// A connection is only ever for a session, which a client opens at
 		// once and must say Hello on within HelloTimeout: one with no
 		// request open that long (never a session, or its session over) is
-		// closed. QUIC's own idle timeout below does not do it: the
-		// client's PINGs reset it (quicGate).
+		// closed, and the gate closes one that keeps other requests open
+		// without a session. QUIC's own idle timeout below does neither:
+		// the client's PINGs reset it (quicGate).
 		IdleTimeout: s.cfg.HelloTimeout,
 		ConnContext: func(ctx context.Context, c *quic.Conn) context.Context {
 			return context.WithValue(ctx, quicConnKey{}, c)
@@ -103,6 +104,7 @@ func (s *Server) ServeWebTransport(pc net.PacketConn) error {
 				return err
 			}
 		}
+		s.quic.accepted(qc)
 		go func() {
 			if err := wts.ServeQUICConn(qc); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				s.log.Info("server: webtransport connection", "remote", qc.RemoteAddr().String(), "err", err)
@@ -179,6 +181,10 @@ func (s *Server) serveTransport(w http.ResponseWriter, _ *http.Request) {
 
 // serveWT opens a WebTransport session and runs it as a connection.
 func (s *Server) serveWT(w http.ResponseWriter, r *http.Request) {
+	qc, _ := r.Context().Value(quicConnKey{}).(*quic.Conn)
+	if qc != nil {
+		defer s.quic.session(qc)()
+	}
 	wt := s.wt.Load()
 	s.mu.Lock()
 	closing := s.closing
@@ -194,7 +200,6 @@ func (s *Server) serveWT(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	qc, _ := r.Context().Value(quicConnKey{}).(*quic.Conn)
 	c := newConn(s, nil, nil)
 	peer := peerAddr(r) // never X-Forwarded-For: no HTTP proxy carries WebTransport
 	c.addr = addrKey(peer)

@@ -460,6 +460,24 @@ func TestQUICConnectionsCapped(t *testing.T) {
 		if v := metricValue(t, s.Server, MetricQUICConns); v != 0 {
 			t.Errorf("%s = %v once they closed, want 0", MetricQUICConns, v)
 		}
+		// One that keeps a request open (its headers cut short) without a
+		// session, which stops the HTTP/3 idle timer, is closed as well.
+		c, err := dialQUIC(t, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		str, err := c.OpenStreamSync(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		str.Write([]byte{0x01, 0x40}) // a HEADERS frame, its length cut short
+		select {
+		case <-c.Context().Done():
+		case <-time.After(3 * time.Second):
+			t.Fatal("a connection with a request stalled in its headers still open 3 s on")
+		}
 		p := player(t, s.url, headless.Options{Name: "after", Transport: headless.WebTransport})
 		if p.Transport() != headless.WebTransport {
 			t.Fatalf("a player after the idle ones connected over %s", p.Transport())
