@@ -80,6 +80,22 @@ func (a *botAhead) logged(te history.TickEvent) {
 	a.decided = max(min(a.decided, te.Tick), a.released)
 }
 
+// replan withdraws every decision made ahead, to be made again from the
+// next tick on: the seats the bots drive changed (an away human's pilot
+// took its seat or gave it back), and a decision made without the new
+// driver, or by the one gone, must not be released. The timeline starts
+// again from the room's confirmed state, as when bots are first seated.
+func (a *botAhead) replan() {
+	a.tl, a.pending = nil, a.pending[:0]
+}
+
+// pilotSeq marks the sequence numbers of a pilot's events (Seq | pilotSeq):
+// a client numbers its own proposals from 1, and takes an event of its
+// player with the seq of a proposal it awaits for that proposal's answer
+// (client.Session.accepted), so a pilot's events, which a client that came
+// back receives while it already proposes, must never wear such a number.
+const pilotSeq = 1 << 31
+
 // startAhead starts the bots' timeline from the room's confirmed state and
 // the room's log since: no event can land before the confirmed tick, so the
 // timeline never needs to go back further than it holds.
@@ -137,8 +153,15 @@ func (a *botAhead) decide(r *Room, tick int64) {
 	s := a.tl.State()
 	a.evs = a.evs[:0]
 	for _, m := range r.members {
-		if m != nil && m.bot != nil {
-			a.evs = m.bot.Decide(s, a.evs)
+		if m == nil || m.driver() == nil {
+			continue
+		}
+		n := len(a.evs)
+		a.evs = m.driver().Decide(s, a.evs)
+		if m.pilot != nil {
+			for i := n; i < len(a.evs); i++ {
+				a.evs[i].Seq |= pilotSeq
+			}
 		}
 	}
 	for _, ev := range a.evs {
@@ -159,7 +182,7 @@ func (r *Room) botsDecide() error {
 	if a.err != nil {
 		return a.err // from botsDue, which has no error to return
 	}
-	if r.Bots() == 0 {
+	if !r.driven() {
 		a.tl, a.pending, a.released = nil, a.pending[:0], now
 		return nil // and the predicted present is not simulated at all
 	}
@@ -185,7 +208,7 @@ func (r *Room) botsDecide() error {
 // them look botHorizon ahead. ok is false without bots, or when the bots'
 // timeline failed (the next Tick returns why).
 func (r *Room) botsDue() (tick int64, ok bool) {
-	if r.Bots() == 0 {
+	if !r.driven() {
 		return 0, false
 	}
 	if r.planBots(r.auth.Now()+1+int64((botHorizon+r.dt-1)/r.dt)) != nil {

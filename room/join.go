@@ -29,7 +29,7 @@ func (r *Room) join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 	}
 	if h.Spectate || len(h.Token) == 0 { // a token brings back a player with its name
 		var e *proto.Error
-		if name, e = r.claimName(name, clean(h.Name, proto.MaxNameLen, "<>") == ""); e != nil {
+		if name, e = r.claimName(name, clean(h.Name, proto.MaxNameLen, "<>") == "", now); e != nil {
 			return e
 		}
 	}
@@ -49,6 +49,9 @@ func (r *Room) join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 				m.rtt.Reset() // the new route owes nothing to the old one
 				r.byConn[c] = p
 				r.auth.SetActive(p, true)
+				if m.pilot != nil && m.backAt == 0 {
+					m.backAt = now + handBack
+				}
 				r.welcome(c, p, m.token, h.ClientTime, now)
 				r.rosterDirty = true
 				return nil
@@ -84,33 +87,44 @@ const botMark = "(bot)"
 // bot, spectator or player expected back has it, compared without regard to
 // case, and it does not pass for a bot's. A player who gave no name
 // (unnamed) gets the first free of "Player", "Player 2", ... instead of a
-// refusal.
-func (r *Room) claimName(name string, unnamed bool) (string, *proto.Error) {
+// refusal; a refusal says who holds the name and when it frees up.
+func (r *Room) claimName(name string, unnamed bool, now time.Duration) (string, *proto.Error) {
 	if strings.Contains(strings.ToLower(strings.ReplaceAll(name, " ", "")), botMark) {
 		return "", &proto.Error{Code: proto.CloseBadName, Text: "the " + botMark + " mark is for bots"}
 	}
-	for n := 2; r.nameTaken(name); n++ {
+	for n := 2; ; n++ {
+		held := r.nameHolder(name, now)
+		if held == "" {
+			return name, nil
+		}
 		if !unnamed {
-			return "", &proto.Error{Code: proto.CloseNameTaken, Text: "the name " + name + " is taken in this room"}
+			return "", &proto.Error{Code: proto.CloseNameTaken, Text: "the name " + name + " is taken: " + held}
 		}
 		name = defaultName + " " + strconv.Itoa(n)
 	}
-	return name, nil
 }
 
-// nameTaken reports whether someone in the room goes by name already.
-func (r *Room) nameTaken(name string) bool {
+// nameHolder says who in the room goes by name already and when the name
+// frees up, or returns "" when nobody does.
+func (r *Room) nameHolder(name string, now time.Duration) string {
 	for _, m := range r.members {
-		if m != nil && strings.EqualFold(m.name, name) {
-			return true
+		switch {
+		case m == nil || !strings.EqualFold(m.name, name):
+		case m.bot != nil:
+			return m.name + " is one of this room's bots"
+		case m.conn == 0:
+			left := (r.cfg.Reconnect - (now - m.dropped) + time.Second - 1) / time.Second
+			return m.name + " is away from this room, and the name frees up in " + strconv.Itoa(int(max(left, 1))) + " s unless they come back"
+		default:
+			return m.name + " is playing in this room; the name frees up when they leave"
 		}
 	}
 	for _, sp := range r.specs {
 		if strings.EqualFold(sp.name, name) {
-			return true
+			return sp.name + " is watching this room; the name frees up when they leave"
 		}
 	}
-	return false
+	return ""
 }
 
 // freeSlot returns a player slot for a human: a free one among the seats, or
@@ -174,8 +188,51 @@ func (r *Room) Leave(c ConnID, now time.Duration) {
 	r.rosterDirty = true
 	if r.noteRiding(m); !m.rode {
 		r.free(p)
+		return
+	}
+	r.takeSeat(m)
+}
+
+// handBack is how long the pilot keeps driving the seat of a human who came
+// back, unless the human presses a key first: the page shows that control
+// returns (#back-cue) instead of dropping its player mid-ride at full speed.
+const handBack = time.Second
+
+// takeSeat has the bot drive the seat of a human who went away: its cycle
+// does not ride on unattended. The pilot joins the bots' decisions ahead
+// (botAhead) from the next tick on; the cycle, its score and its name stay
+// the human's (docs/netcode.md, section 7).
+func (r *Room) takeSeat(m *member) {
+	m.backAt = 0
+	if m.pilot == nil {
+		m.pilot = r.newBot(m.player)
+		r.ahead.replan()
 	}
 }
+
+// giveBack returns a human's seat from its pilot: the pilot's decisions
+// ahead are withdrawn, and the human's inputs drive the seat from now on.
+func (r *Room) giveBack(m *member) {
+	if m.pilot == nil {
+		return
+	}
+	m.pilot, m.backAt = nil, 0
+	r.ahead.replan()
+}
+
+// handBackDue gives the humans who came back their seats once their
+// handBack has run out.
+func (r *Room) handBackDue(now time.Duration) {
+	for _, m := range r.members {
+		if m != nil && m.pilot != nil && m.conn != 0 && now >= m.backAt {
+			r.giveBack(m)
+		}
+	}
+}
+
+// newBot makes the bot that drives seat p, seeded by the room's seed and
+// the seat.
+func (r *Room) newBot(p int) *bot.Bot { return bot.New(p, r.cfg.Seed+uint64(p)*7919) }
 
 // noteRiding marks a member whose cycle is in a round in play, as far as
 // the confirmed state knows.
@@ -233,7 +290,7 @@ func (r *Room) fillBots() {
 			break
 		}
 		if r.members[p] == nil && !r.tl.State().Cycle(p).Present {
-			r.members[p] = &member{player: p, name: botName(p), bot: bot.New(p, r.cfg.Seed+uint64(p)*7919)}
+			r.members[p] = &member{player: p, name: botName(p), bot: r.newBot(p)}
 			r.rec.seat(p, botName(p), true)
 			r.serverEvent(sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
 			have++

@@ -111,6 +111,7 @@ func (r *Room) pong(m *member, pong *proto.Pong, now time.Duration) {
 }
 
 func (r *Room) propose(m *member, msg *proto.Propose, arrived, now time.Duration) {
+	r.giveBack(m) // a key from a human who came back takes the seat from its pilot at once
 	if now-m.lastProp >= time.Second {
 		m.lastProp, m.propCount = now, 0
 	}

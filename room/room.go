@@ -166,6 +166,22 @@ type member struct {
 
 	latency     time.Duration // ping-rubber latency last put in the history (sim.EvLatency)
 	latencySent bool
+
+	// pilot is the bot that drives a human's seat while the human is away
+	// (its connection dropped, within the reconnect grace) and for a moment
+	// after it comes back, until backAt or its first key (docs/netcode.md,
+	// section 7); nil while the human drives.
+	pilot  *bot.Bot
+	backAt time.Duration // when a human who came back takes its seat from the pilot (0: not yet back)
+}
+
+// driver returns the bot that decides the seat's inputs: a bot's own, or
+// the pilot of a human who is away; nil while a human drives.
+func (m *member) driver() *bot.Bot {
+	if m.bot != nil {
+		return m.bot
+	}
+	return m.pilot
 }
 
 type pingSent struct {
@@ -278,7 +294,8 @@ func (r *Room) NextTick() time.Duration { return r.epoch + time.Duration(r.auth.
 
 // NextDue returns the time by which the room must run Tick again of its own
 // accord, with no message in between: the next heartbeat, lead
-// recomputation, roster or held pong, or the next tick at which a bot acts.
+// recomputation, roster or held pong, a human's taking its seat back from
+// its pilot, or the next tick at which a bot (or a pilot) acts.
 // Between those a tick changes nothing anyone sees, so the room may sleep and
 // run the ticks in between then. To know when a bot acts, the bots decide
 // ahead (botAhead), which is why NextDue is not a plain query. A message that
@@ -299,6 +316,11 @@ func (r *Room) NextDue() time.Duration {
 	}
 	if len(r.pongs) > 0 {
 		due = min(due, r.pongs[0].arrived+maxPongHold)
+	}
+	for _, m := range r.members {
+		if m != nil && m.pilot != nil && m.conn != 0 {
+			due = min(due, m.backAt) // a human who came back takes its seat
+		}
 	}
 	if tick, ok := r.botsDue(); ok {
 		due = min(due, r.epoch+time.Duration(tick)*r.dt)
@@ -333,6 +355,17 @@ func (r *Room) Bots() int {
 		}
 	}
 	return n
+}
+
+// driven reports whether the server decides any seat's inputs: a bot's, or
+// an away human's (its pilot).
+func (r *Room) driven() bool {
+	for _, m := range r.members {
+		if m != nil && m.driver() != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Empty reports whether no human is connected or expected back: the server

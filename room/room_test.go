@@ -342,6 +342,9 @@ func TestBotsAhead(t *testing.T) {
 func checkAhead(t *testing.T, r *Room) {
 	t.Helper()
 	a := &r.ahead
+	if a.tl == nil {
+		return // nothing decided ahead (no bots, or they plan again: replan)
+	}
 	if err := r.planBots(a.tl.State().Tick()); err != nil { // goes back if the log changed under it
 		t.Fatal(err)
 	}

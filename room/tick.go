@@ -25,6 +25,7 @@ func (r *Room) Tick(now time.Duration) error {
 			return err
 		}
 	}
+	r.handBackDue(now)
 	every := r.cfg.QuietHeartbeat
 	if r.inputsSinceHeartbeat() {
 		every = r.cfg.Heartbeat
