@@ -106,9 +106,10 @@ func launch(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context
 
 // page opens a tab on url and collects its console errors and exceptions.
 type page struct {
-	ctx  context.Context
-	mu   sync.Mutex
-	errs []string
+	ctx   context.Context
+	close context.CancelFunc // closes the tab
+	mu    sync.Mutex
+	errs  []string
 }
 
 func openPage(t *testing.T, bctx context.Context, url string, setup ...chromedp.Action[chromedp.Void]) *page {
@@ -139,7 +140,7 @@ func openPage(t *testing.T, bctx context.Context, url string, setup ...chromedp.
 	}
 	ctx, cancel := chromedp.NewContext(bctx, chromedp.WithListener(listen))
 	t.Cleanup(cancel)
-	p.ctx = ctx
+	p.ctx, p.close = ctx, cancel
 	if err := chromedp.Do(ctx, append(setup, chromedp.Navigate(url))...); err != nil {
 		t.Fatalf("navigate %s: %v", url, err)
 	}

@@ -115,7 +115,9 @@ func TestChurnEncodeRoundTrip(t *testing.T) {
 		var evs []Event
 		var enc []byte
 		lastSet, lastRound, lastMatch := -1, int64(0), int64(0)
-		var shadow *State // a decoded copy stepping beside s for a while
+		var shadow *State                    // a decoded copy stepping beside s for a while
+		var base, teamBase [MaxPlayers]int64 // scores when the round began: RoundScore and TeamRound count from them
+		var here [MaxPlayers]bool
 		for tick := 0; tick < ticks; tick++ {
 			evs = g.tick(s, evs[:0])
 			s.Step(evs)
@@ -148,6 +150,22 @@ func TestChurnEncodeRoundTrip(t *testing.T) {
 			if r, m := s.Round(); r != lastRound || m != lastMatch {
 				rounds++
 				lastRound, lastMatch = r, m
+				for i := range base {
+					base[i], teamBase[i] = s.c.Cycles[i].Score, s.c.TeamScore[i]
+				}
+			}
+			for i := range s.c.Cycles {
+				c := &s.c.Cycles[i]
+				if c.Present && !here[i] {
+					base[i] = 0 // a join starts from nothing
+				}
+				here[i] = c.Present
+				if c.Present && c.Score-base[i] != c.RoundScore {
+					t.Fatalf("seed %d tick %d: player %d made %d points this round by its score, RoundScore says %d", seed, s.Tick(), i, c.Score-base[i], c.RoundScore)
+				}
+				if got := s.c.TeamScore[i] - teamBase[i]; got != s.c.TeamRound[i] {
+					t.Fatalf("seed %d tick %d: team %d made %d points this round by its score, TeamRound says %d", seed, s.Tick(), i, got, s.c.TeamRound[i])
+				}
 			}
 		}
 	}

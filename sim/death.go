@@ -91,7 +91,9 @@ func (s *State) kill(id int, why DeathCause) {
 func (s *State) score(id int, points int64) {
 	c := &s.c.Cycles[id]
 	c.Score += points
+	c.RoundScore += points
 	if c.Team != NoTeam {
 		s.c.TeamScore[c.Team] += points
+		s.c.TeamRound[c.Team] += points
 	}
 }

@@ -71,9 +71,15 @@ func TestFinishType(t *testing.T) {
 		if s.Winner() != -1 {
 			t.Errorf("finish %d: winner %d, want none", tc.finish, s.Winner())
 		}
-		s.Step(nil)
+		// The human rode this round: the usual pause to read its summary.
+		if ph, endsAt := s.Phase(); ph != PhaseOver || endsAt != end+s.d.roundOver {
+			t.Errorf("finish %d: phase %d ending at %d, want the round over until %d", tc.finish, ph, endsAt, end+s.d.roundOver)
+		}
+		for s.Tick() <= end+s.d.roundOver {
+			s.Step(nil)
+		}
 		if ph, _ := s.Phase(); ph != PhasePrepare {
-			t.Errorf("finish %d: phase %d the tick after, want the next round's countdown", tc.finish, ph)
+			t.Errorf("finish %d: phase %d after the pause, want the next round's countdown", tc.finish, ph)
 		}
 	}
 }

@@ -81,8 +81,10 @@ func (s *State) win(team int) {
 	if team >= 0 {
 		win := s.rules().ScoreWin
 		s.c.TeamScore[team] += win
+		s.c.TeamRound[team] += win
 		if s.dv().teamMaxPlayers == 1 {
 			s.c.Cycles[team].Score += win
+			s.c.Cycles[team].RoundScore += win
 		}
 	}
 	s.over(s.d.roundOver)
@@ -116,7 +118,17 @@ func (s *State) finishRound() {
 	}
 	if wait := s.dv().finish; wait >= 0 && s.c.Tick >= max(s.c.LastDeath, s.c.NoHuman)+wait {
 		s.c.Winner = -1
-		s.over(0)
+		// A human who rode this round gets the usual pause to read how it
+		// went (issue 22); a newcomer who only waited for it does not wait
+		// longer for that (issue 11).
+		pause := int64(0)
+		for i := range s.c.Cycles {
+			if c := &s.c.Cycles[i]; c.Human && c.InRound {
+				pause = s.d.roundOver
+				break
+			}
+		}
+		s.over(pause)
 	}
 }
 
@@ -183,8 +195,10 @@ func (s *State) startRound() {
 	s.c.Started = 0
 	s.c.Wish = -1
 	s.c.ZoneTick = -1
+	s.c.TeamRound = [MaxPlayers]int64{}
 	for i := range s.c.Cycles {
 		c := &s.c.Cycles[i]
+		c.RoundScore = 0
 		if !c.Present {
 			// An empty slot keeps nothing of the last round: its cycle
 			// stood in that round's arena, which may be larger than this

@@ -9,4 +9,5 @@ package sim
 // reason instead of failing to decode or to match its hashes.
 //
 // 2: a round start empties the slots nobody holds (issue 21).
-const RulesVersion = 2
+// 3: the state keeps each player's and team's points this round (issue 22).
+const RulesVersion = 3

@@ -123,6 +123,9 @@ func (c *core) visit(v visitor) {
 	for i := range c.TeamScore {
 		v.i64(&c.TeamScore[i])
 	}
+	for i := range c.TeamRound {
+		v.i64(&c.TeamRound[i])
+	}
 	for i := range c.Cycles {
 		c.Cycles[i].visit(v)
 	}
@@ -141,7 +144,7 @@ func (c *Cycle) visit(v visitor) {
 	v.i8(&c.Enemy)
 	for _, p := range [...]*int64{&c.X, &c.Y, &c.Speed, &c.Sub, &c.RubberUsed, &c.Brake, &c.TurnX, &c.TurnY,
 		&c.Odo, &c.SegOdo, &c.SegTick, &c.LastLeft, &c.LastRight, &c.DeathTick, &c.Latency, &c.EnemyTick,
-		&c.Score, &c.Kills, &c.Deaths} {
+		&c.Score, &c.Kills, &c.Deaths, &c.RoundScore} {
 		v.i64(p)
 	}
 	v.u64(&c.Queue)

@@ -70,7 +70,7 @@ func (s *State) layout() {
 			SegTick:  s.c.Tick,
 			LastLeft: s.c.Tick - s.d.prepare - 2*max(d.turnDelay, d.turnDelaySame),
 			Latency:  c.Latency,
-			Score:    c.Score, Kills: c.Kills, Deaths: c.Deaths,
+			Score:    c.Score, Kills: c.Kills, Deaths: c.Deaths, RoundScore: c.RoundScore,
 		}
 		c.LastRight = c.LastLeft
 	}

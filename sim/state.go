@@ -58,6 +58,7 @@ type Cycle struct {
 	QueueLen uint8
 
 	Score, Kills, Deaths int64
+	RoundScore           int64 // points made this round: the round's summary shows them to a player who joined mid-round too
 
 	// lastHole is one past the global index of the newest hole in this
 	// cycle's trail this round (0: none), the head of its chain (Hole.prev).
@@ -119,6 +120,7 @@ type core struct {
 	Rng            uint64 // spawn and win zone draws
 
 	TeamScore [MaxPlayers]int64 // score of each team this match
+	TeamRound [MaxPlayers]int64 // points each team made this round (the round's summary)
 	Cycles    [MaxPlayers]Cycle
 }
 
@@ -314,6 +316,17 @@ func (s *State) ExplosionRadius() int64 { return s.dv().explosion }
 
 // TeamScore returns team t's score in the current match.
 func (s *State) TeamScore(t int) int64 { return s.c.TeamScore[t] }
+
+// TeamRound returns the points team t made in the current round.
+func (s *State) TeamRound(t int) int64 { return s.c.TeamRound[t] }
+
+// MatchOver reports that the round is over and the match has reached its
+// limits (LIMIT_ROUNDS or LIMIT_SCORE): the next round starts a new match,
+// with the scores reset, so this is the moment to show the final standings.
+func (s *State) MatchOver() bool { return s.c.Phase == PhaseOver && s.matchOver() }
+
+// LimitRounds returns LIMIT_ROUNDS of the current round's set.
+func (s *State) LimitRounds() int64 { return s.rules().LimitRounds }
 
 // Cycle returns a copy of player slot id.
 func (s *State) Cycle(id int) Cycle { return s.c.Cycles[id] }

@@ -44,14 +44,15 @@ func layoutGroups() []group {
 			{"baseSpeed", view.HBaseSpeed}, {"teamMax", view.HTeamMax}, {"teams", view.HTeams},
 			{"zoneX", view.HZoneX}, {"zoneY", view.HZoneY}, {"zoneRadius", view.HZoneRadius}, {"zoneOpen", view.HZoneOpen},
 			{"explN", view.HExplN}, {"holeN", view.HHoleN}, {"explosionRadius", view.HExplosionRadius},
-			{"teamScore", view.HTeamScore},
+			{"matchOver", view.HMatchOver}, {"limitRounds", view.HLimitRounds},
+			{"teamScore", view.HTeamScore}, {"teamRound", view.HTeamRound},
 		}},
 		{"C", "Cycle record word offsets.", []constant{
 			{"flags", view.CFlags}, {"dir", view.CDir}, {"x", view.CX}, {"y", view.CY}, {"turnX", view.CTurnX},
 			{"turnY", view.CTurnY}, {"speed", view.CSpeed}, {"score", view.CScore}, {"kills", view.CKills},
 			{"deaths", view.CDeaths}, {"deathTick", view.CDeathTick}, {"brake", view.CBrake},
 			{"rubberUsed", view.CRubberUsed}, {"odo", view.COdo}, {"segOdo", view.CSegOdo},
-			{"killer", view.CKiller}, {"cause", view.CCause}, {"team", view.CTeam},
+			{"killer", view.CKiller}, {"cause", view.CCause}, {"team", view.CTeam}, {"roundScore", view.CRoundScore},
 		}},
 		{"CF", "Cycle flag bits.", []constant{
 			{"present", view.CyclePresent}, {"inRound", view.CycleInRound}, {"alive", view.CycleAlive},

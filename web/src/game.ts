@@ -35,8 +35,22 @@ export interface GameOptions {
 
 /** A tab hidden this long lets go of its connection until it is shown again. */
 const HIDDEN_CLOSE_MS = 15000;
-/** How long the camera stays on your wreck before it follows someone else. */
-const WRECK_MS = 1500;
+/** How long the camera stays on your wreck, pulled back to show the place
+ * and the wall you hit, before it follows your killer or the leader. */
+const WRECK_MS = 2500;
+/** A visitor sees the controls during the countdowns of this many first visits. */
+const HINT_VISITS = 2;
+const VISITS_KEY = "webtron.visits";
+let visit = 0;
+
+/** visitNumber counts this page load among the visitor's visits that played (once per load). */
+function visitNumber(): number {
+  if (visit === 0) {
+    visit = (Number(localStorage.getItem(VISITS_KEY)) || 0) + 1;
+    localStorage.setItem(VISITS_KEY, String(visit));
+  }
+  return visit;
+}
 
 export class Game implements InputSink {
   readonly frame = new Frame();
@@ -71,7 +85,7 @@ export class Game implements InputSink {
     private readonly opt: GameOptions,
     private readonly exit: (message: string) => void,
   ) {
-    this.hud = new Hud(opt.room, () => this.exit(""), sound, this.abort.signal);
+    this.hud = new Hud(opt.room, () => this.exit(""), sound, this.abort.signal, !opt.spectate && visitNumber() <= HINT_VISITS);
     this.chatBox = new Chat((text) => this.remote.chat(text), this.abort.signal);
   }
 
@@ -209,7 +223,16 @@ export class Game implements InputSink {
       case "prev":
         this.switchTarget(cmd === "next" ? 1 : -1);
         break;
+      case "close":
+        this.hud.closeSummary();
+        break;
     }
+  }
+
+  /** summaryTick is a tick of the round the summary shows, else the present ("watch again" finds the round by it). */
+  summaryTick(): number {
+    const t = this.hud.summaryTick();
+    return t >= 0 ? t : this.frame.tick;
   }
 
   /** say puts a line of the page's own in the chat log (a replay's link). */
@@ -242,8 +265,10 @@ export class Game implements InputSink {
     this.perf.update.push(this.frame.updateMs);
     const dt = Math.min(gap, 100) / 1000;
     this.follow = this.chooseFollow(now);
-    // Every frame is drawn: its walls are only in this buffer.
-    this.renderer.draw(this.frame, this.follow, dt);
+    // Every frame is drawn: its walls are only in this buffer. Your wreck
+    // is seen from further back, to show where and what you hit.
+    const wreck = this.follow >= 0 && this.follow === this.frame.you && !this.frame.cycles[this.follow].alive;
+    this.renderer.draw(this.frame, this.follow, dt, wreck);
     // The minimap is small; every other frame is plenty.
     if (this.frameNo++ % 2 === 0) this.minimap.update(this.frame, this.renderer.trails, this.follow);
     this.hud.frame(this.frame, (id) => this.name(id), this.follow, now);
@@ -267,7 +292,9 @@ export class Game implements InputSink {
     return p ? p.name : id === 255 ? "spectator" : `Player ${id}`;
   }
 
-  /** chooseFollow picks the cycle the camera is on: yours while it lives (and its wreck a moment), else a living one. */
+  /** chooseFollow picks the cycle the camera is on: yours while it lives
+   * (and its wreck a moment), then your killer while it rides, else the one
+   * you chose, else the leader. */
   private chooseFollow(now: number): number {
     const f = this.frame;
     const you = f.you;
@@ -280,6 +307,8 @@ export class Game implements InputSink {
       if (this.youWasAlive) {
         this.youWasAlive = false;
         this.youDeadAt = now;
+        const k = c.killer;
+        this.specTarget = k >= 0 && k !== you && f.cycles[k].alive ? k : this.leader();
       }
       if (c.inRound && now - this.youDeadAt < WRECK_MS) return you;
     }
@@ -289,6 +318,15 @@ export class Game implements InputSink {
     if (this.specTarget >= 0) return this.specTarget;
     // Nobody alive: stay on the last one while its round lasts.
     return this.follow >= 0 && f.cycles[this.follow].inRound ? this.follow : -1;
+  }
+
+  /** leader is the living cycle with the best score (-1 none). */
+  private leader(): number {
+    let best = -1;
+    for (const c of this.frame.cycles) {
+      if (c.alive && c.id !== this.frame.you && (best < 0 || c.score > this.frame.cycles[best].score)) best = c.id;
+    }
+    return best;
   }
 
   private switchTarget(step: number): void {

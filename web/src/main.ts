@@ -141,7 +141,7 @@ attachSummaryLinks({
   current: () => {
     const r = requestFromURL();
     if (!game || !r || !game.haveFrame) return null;
-    return { room: r.room, tick: game.frame.tick, name: r.name, since: joinedAt - 10 * 60 * 1000 };
+    return { room: r.room, tick: game.summaryTick(), name: r.name, since: joinedAt - 10 * 60 * 1000 };
   },
   watch: (id, follow) => void watch(id, { follow }, false),
   say: (text) => game?.say(text),

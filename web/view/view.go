@@ -42,9 +42,10 @@
 //	 27 ExplN           explosion records that follow the cycles
 //	 28 HoleN           hole records that follow the explosions
 //	 29 ExplosionRadius EXPLOSION_RADIUS of this round's set, mm
-//	 30..31             reserved, zero
+//	 30 MatchOver       1 while the round is over and the match has reached its limits
+//	 31 LimitRounds     LIMIT_ROUNDS of this round's set
 //	 32..63 TeamScore   each team's score this match (sim.MaxPlayers words)
-//	 64..79             reserved, zero
+//	 64..95 TeamRound   the points each team made this round (sim.MaxPlayers words)
 //	cycle records (Cycles x CycleWords words), slot i at HeaderWords + i*CycleWords
 //	  0 flags (CyclePresent, CycleInRound, CycleAlive, CycleBraking, CycleWalls, CycleHuman)
 //	  1 dir (0 east +x, 1 north +y, 2 west, 3 south)
@@ -59,7 +60,8 @@
 //	 15 killer              -1 none
 //	 16 cause              why it died this round (sim.DeathCause), sim.CauseNone while alive
 //	 17 team               its team this round
-//	 18..19                 reserved, zero
+//	 18 roundScore          points it made this round
+//	 19                     reserved, zero
 //	explosion records (ExplN x ExplWords words), one per cycle that died less
 //	than sim.ExplosionLife ago: x, y (mm), radius it has reached (mm), age
 //	(ticks), owner, reserved
@@ -93,11 +95,11 @@ import (
 )
 
 // Magic identifies the layout version in word 0.
-const Magic = 0x57540004
+const Magic = 0x57540005
 
 // Sizes of the header and the four record kinds, in int32 words.
 const (
-	HeaderWords = 80
+	HeaderWords = 96
 	CycleWords  = 20
 	WallWords   = 6
 	ExplWords   = 6
@@ -136,10 +138,16 @@ const (
 	HExplN
 	HHoleN
 	HExplosionRadius
+	HMatchOver
+	HLimitRounds
 )
 
 // HTeamScore is the header word of team 0's score; team t's is HTeamScore+t.
 const HTeamScore = 32
+
+// HTeamRound is the header word of team 0's points this round; team t's is
+// HTeamRound+t.
+const HTeamRound = 64
 
 // Cycle record word offsets.
 const (
@@ -161,6 +169,7 @@ const (
 	CKiller
 	CCause
 	CTeam
+	CRoundScore
 )
 
 // Wall record word offsets.
@@ -286,8 +295,13 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 	w.put(HExplN, int64(nexpl))
 	w.put(HHoleN, int64(len(holes)))
 	w.put(HExplosionRadius, mm(s.ExplosionRadius()))
+	if s.MatchOver() {
+		w.put(HMatchOver, 1)
+	}
+	w.put(HLimitRounds, s.LimitRounds())
 	for t := range sim.MaxPlayers {
 		w.put(HTeamScore+t, s.TeamScore(t))
+		w.put(HTeamRound+t, s.TeamRound(t))
 	}
 	for i := range sim.MaxPlayers {
 		c := s.Cycle(i)
@@ -401,7 +415,8 @@ func putCycle(r words, s *sim.State, id int, c *sim.Cycle) {
 	r.put(CKiller, int64(c.Killer))
 	r.put(CCause, int64(c.Cause))
 	r.put(CTeam, int64(c.Team))
-	for i := CTeam + 1; i < CycleWords; i++ {
+	r.put(CRoundScore, c.RoundScore)
+	for i := CRoundScore + 1; i < CycleWords; i++ {
 		r.put(i, 0)
 	}
 }

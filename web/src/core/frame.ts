@@ -29,6 +29,10 @@ export interface CycleView {
   cause: number;
   /** Its team this round (NO_TEAM before it was dealt one). */
   team: number;
+  /** Points it made this round. */
+  roundScore: number;
+  /** A human player, not a bot. */
+  human: boolean;
 }
 
 /** A dying cycle's blast (sim.State.Blast): where, how far it cut, how old. */
@@ -60,7 +64,7 @@ export class Frame {
       this.cycles.push({
         id: i, present: false, inRound: false, alive: false, braking: false, walls: false,
         dir: 0, x: 0, y: 0, turnX: 0, turnY: 0, speed: 0, score: 0, kills: 0, deaths: 0,
-        deathTick: 0, brake: 0, rubberUsed: 0, odo: 0, segOdo: 0, killer: -1, cause: 0, team: 0,
+        deathTick: 0, brake: 0, rubberUsed: 0, odo: 0, segOdo: 0, killer: -1, cause: 0, team: 0, roundScore: 0, human: false,
       });
     }
   }
@@ -80,6 +84,7 @@ export class Frame {
       c.alive = (f & CF.alive) !== 0;
       c.braking = (f & CF.braking) !== 0;
       c.walls = (f & CF.walls) !== 0;
+      c.human = (f & CF.human) !== 0;
       c.dir = w[o + C.dir];
       c.x = w[o + C.x] / 1000;
       c.y = w[o + C.y] / 1000;
@@ -97,6 +102,7 @@ export class Frame {
       c.killer = w[o + C.killer];
       c.cause = w[o + C.cause];
       c.team = w[o + C.team];
+      c.roundScore = w[o + C.roundScore];
     }
     let o = HEADER_WORDS + w[H.cycles] * CYCLE_WORDS;
     this.explosions.length = 0;
@@ -145,6 +151,12 @@ export class Frame {
   get teamMode(): boolean { return this.head[H.teamMax] > 1; }
   /** Team t's score this match. */
   teamScore(t: number): number { return t >= 0 && t < MAX_PLAYERS ? this.head[H.teamScore + t] : 0; }
+  /** The points team t made this round. */
+  teamRound(t: number): number { return t >= 0 && t < MAX_PLAYERS ? this.head[H.teamRound + t] : 0; }
+  /** The round is over and the match reached its limits: the next round starts a new match. */
+  get matchOver(): boolean { return this.head[H.matchOver] !== 0; }
+  /** LIMIT_ROUNDS: rounds in a match. */
+  get limitRounds(): number { return this.head[H.limitRounds]; }
   /** Whether the win zone is open. */
   get zoneOpen(): boolean { return this.head[H.zoneOpen] !== 0; }
   /** The win zone's centre and radius, metres (while open). */

@@ -3,8 +3,8 @@
 // is an int32 word, distances in millimetres.
 
 /** Layout version, header word 0. */
-export const MAGIC = 0x57540004;
-export const HEADER_WORDS = 80;
+export const MAGIC = 0x57540005;
+export const HEADER_WORDS = 96;
 export const CYCLE_WORDS = 20;
 export const WALL_WORDS = 6;
 export const EXPL_WORDS = 6;
@@ -54,7 +54,10 @@ export const H = {
   explN: 27,
   holeN: 28,
   explosionRadius: 29,
+  matchOver: 30,
+  limitRounds: 31,
   teamScore: 32,
+  teamRound: 64,
 } as const;
 
 /** Cycle record word offsets. */
@@ -77,6 +80,7 @@ export const C = {
   killer: 15,
   cause: 16,
   team: 17,
+  roundScore: 18,
 } as const;
 
 /** Cycle flag bits. */

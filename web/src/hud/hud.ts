@@ -1,15 +1,18 @@
 // The in-game HUD: scores, connection numbers, countdown and winner, gauges,
-// kill feed, round summary, sound, the connection banner, and who the camera
-// follows.
+// kill feed, round and match summaries, what killed you, the controls for a
+// newcomer, sound, the connection banner, and who the camera follows.
 import type { Info } from "../core/core";
 import type { Frame } from "../core/frame";
-import { Phase } from "../core/layout";
+import { Cause, Phase } from "../core/layout";
 import { colorCSS, teamCSS, teamName } from "../render/colors";
 import { $, el, fmtMs, setText } from "./dom";
 import { Gauges } from "./gauges";
 import { KillFeed } from "./killfeed";
 import type { Sound } from "./sound";
-import { Summary } from "./summary";
+import { deathText, Summary } from "./summary";
+
+/** How long the message naming what killed you stays. */
+const DEATH_MSG_MS = 4000;
 
 export class Hud {
   private readonly scores = $("scores");
@@ -23,18 +26,40 @@ export class Hud {
   private readonly game = $("game");
   private readonly gauges = new Gauges();
   private readonly feed = new KillFeed();
-  private readonly summary = new Summary();
+  private readonly summary: Summary;
+  private readonly deathMsg = $("death-msg");
+  private readonly hint = $("controls-hint");
   private info: Info | null = null;
+  /** The round you last died in ("match/round") and when the page saw it. */
+  private diedIn = "";
+  private diedAt = 0;
   private lastScores = "";
   private goUntil = 0;
   private lastPhase = -1;
 
   /** signal removes the listeners when the game ends: the elements outlive it. */
-  constructor(private readonly room: string, onBack: () => void, private readonly sound: Sound, signal: AbortSignal) {
+  /** hints: show the controls during countdowns (a visitor's first visits). */
+  constructor(private readonly room: string, onBack: () => void, private readonly sound: Sound, signal: AbortSignal, private readonly hints: boolean) {
+    this.summary = new Summary(signal);
+    this.deathMsg.hidden = true;
+    this.hint.hidden = true;
+    setText(this.hint, matchMedia("(pointer: coarse)").matches
+      ? "Tap the left or right half of the screen to turn · hold BRAKE to slow down"
+      : "← → or A D to turn · hold ↓, S or Space to brake · C camera · M sound");
     this.bannerBack.addEventListener("click", onBack, { signal });
     $("leave").addEventListener("click", onBack, { signal });
     this.muteButton.addEventListener("click", () => this.toggleMute(), { signal });
     this.showMute();
+  }
+
+  /** closeSummary hides the round and match summaries until the next round ends. */
+  closeSummary(): void {
+    this.summary.close();
+  }
+
+  /** summaryTick is a tick of the round the summary shows, or -1 when none shows. */
+  summaryTick(): number {
+    return this.summary.visible ? this.summary.roundTick : -1;
   }
 
   toggleMute(): void {
@@ -102,11 +127,14 @@ export class Hud {
   frame(f: Frame, names: (id: number) => string, follow: number, now: number): void {
     this.gauges.frame(f, follow);
     this.feed.frame(f, names, now);
-    this.summary.frame(f, this.info, names);
+    this.summary.frame(f, this.info, names, now);
     this.sound.frame(f, follow);
+    this.death(f, names, now);
     const ph = f.phase;
     if (ph === Phase.Play && this.lastPhase === Phase.Prepare) this.goUntil = now + 800;
     this.lastPhase = ph;
+    const hint = this.hints && (ph === Phase.Prepare || (ph === Phase.Play && now < this.goUntil));
+    if (this.hint.hidden === hint) this.hint.hidden = !hint;
     let big = "";
     let small = "";
     const you = f.you;
@@ -119,14 +147,35 @@ export class Hud {
     } else if (ph === Phase.Play && now < this.goUntil) {
       big = "GO";
     }
-    // While a round is over, the summary says who won and holds the standings.
-    if ((ph === Phase.Over) !== this.game.classList.contains("over")) this.game.classList.toggle("over", ph === Phase.Over);
+    // While the summary shows, it holds the standings: it takes the scores' and the feed's room.
+    const over = this.summary.visible;
+    if (over !== this.game.classList.contains("over")) this.game.classList.toggle("over", over);
     if (ph === Phase.Play && follow >= 0 && follow !== you) {
-      const why = you < 0 ? "" : f.cycles[you].inRound ? "Derezzed — " : "You ride from the next round — ";
-      small = `${why}watching ${names(follow)} · ←/→ to switch`;
+      const why = you < 0 || f.cycles[you].inRound ? "" : "You ride from the next round — ";
+      const how = matchMedia("(pointer: coarse)").matches ? "tap left or right to switch" : "←/→ to switch";
+      small = `${why}watching ${names(follow)} · ${how}`;
     }
     setText(this.center, big);
     setText(this.sub, small);
+  }
+
+  /** death names what killed you, in the middle of the screen, as soon as
+   * the frame shows it (a rollback that undoes the death takes it back). */
+  private death(f: Frame, names: (id: number) => string, now: number): void {
+    const you = f.you;
+    const key = `${f.match}/${f.round}`;
+    const c = you >= 0 ? f.cycles[you] : null;
+    const dead = c !== null && c.inRound && !c.alive && c.cause !== Cause.None && c.cause !== Cause.Left;
+    if (dead && this.diedIn !== key) {
+      this.diedIn = key;
+      this.diedAt = now;
+      const what = deathText(c, names);
+      setText(this.deathMsg, `Derezzed — ${what}`);
+    } else if (!dead && this.diedIn === key) {
+      this.diedIn = ""; // undone by a rollback
+    }
+    const show = this.diedIn === key && now - this.diedAt < DEATH_MSG_MS;
+    if (this.deathMsg.hidden === show) this.deathMsg.hidden = !show;
   }
 
   /** showBanner puts up a connection message; back offers a way to the lobby. */

@@ -1,11 +1,11 @@
 // Keyboard: arrows or A/D turn, S / Down / Space brake while held, C camera,
-// F3 or backquote debug, Enter chat, M mute. Presses go to the core at once with
+// F3 or backquote debug, Enter chat, M mute, Escape closes the summary. Presses go to the core at once with
 // the time the key went down (event.timeStamp, on this page's clock), from
 // which the core measures their queue latency (netcode.md section 4).
 import { Press, type PressKind } from "../core/layout";
 
 /** What the keys other than steering and braking do. */
-export type Command = "camera" | "debug" | "chat" | "next" | "prev" | "mute";
+export type Command = "camera" | "debug" | "chat" | "next" | "prev" | "mute" | "close";
 
 export interface InputSink {
   /** A game press, with the event's timeStamp (performance.now() time of the key going down). */
@@ -67,6 +67,9 @@ export function attachKeyboard(sink: InputSink): () => void {
         break;
       case "KeyM":
         sink.command("mute");
+        break;
+      case "Escape":
+        sink.command("close");
         break;
     }
   };

@@ -11,6 +11,8 @@ export interface Target {
   y: number;
   yaw: number; // drawn heading
   speed: number;
+  /** A wreck: pull back and up, looking at it and past it, at what it hit. */
+  wreck?: boolean;
 }
 
 export class CameraRig {
@@ -48,14 +50,20 @@ export class CameraRig {
       // felt, yet the view never snaps.
       this.yaw = this.placed ? approachAngle(this.yaw, target.yaw, 1 - Math.exp(-dt / 0.12)) : target.yaw;
       const fx = Math.cos(this.yaw), fz = -Math.sin(this.yaw);
-      const back = 8 + target.speed * 0.06;
-      px = target.x - fx * back; py = 3.6; pz = -target.y - fz * back;
-      lx = target.x + fx * 14; ly = 1.2; lz = -target.y + fz * 14;
+      if (target.wreck) {
+        // Behind and above the crash, the wall it met in the middle.
+        px = target.x - fx * 22; py = 16; pz = -target.y - fz * 22;
+        lx = target.x + fx * 4; ly = 0; lz = -target.y + fz * 4;
+      } else {
+        const back = 8 + target.speed * 0.06;
+        px = target.x - fx * back; py = 3.6; pz = -target.y - fz * back;
+        lx = target.x + fx * 14; ly = 1.2; lz = -target.y + fz * 14;
+      }
     }
-    const k = this.placed ? 1 - Math.exp(-dt / 0.08) : 1;
+    const k = this.placed ? 1 - Math.exp(-dt / (target?.wreck ? 0.35 : 0.08)) : 1;
     this.pos.lerp(this.wantPos.set(px, py, pz), k);
     this.look.lerp(this.wantLook.set(lx, ly, lz), k);
-    if (target && this.mode === "chase") {
+    if (target && this.mode === "chase" && !target.wreck) {
       // The chase camera is rigidly attached: lerping position would let the
       // cycle drift forward on the screen at speed.
       this.pos.set(px, py, pz);

@@ -49,8 +49,9 @@ export class Renderer {
     this.rig.resize(w, h);
   }
 
-  /** draw renders frame f with the camera on cycle follow (-1: overview). */
-  draw(f: Frame, follow: number, dt: number): void {
+  /** draw renders frame f with the camera on cycle follow (-1: overview);
+   * wreck pulls the camera back from it (your crash: the place and the wall). */
+  draw(f: Frame, follow: number, dt: number, wreck = false): void {
     this.fit();
     this.arena.resize(f.arena);
     applyTeams(f);
@@ -59,13 +60,13 @@ export class Renderer {
     this.explosions.update(f);
     this.zone.update(f, dt);
     this.lag.update(f.cycles, f.you, f.turnDelay);
-    this.rig.update(this.target(f.cycles, follow), f.arena, dt);
+    this.rig.update(this.target(f.cycles, follow, wreck), f.arena, dt);
     this.gl.render(this.scene, this.rig.camera);
   }
 
-  private target(cycles: CycleView[], follow: number): Target | null {
+  private target(cycles: CycleView[], follow: number, wreck: boolean): Target | null {
     if (follow < 0) return null;
     const c = cycles[follow];
-    return { x: c.x, y: c.y, yaw: this.cycles.yaw(follow), speed: c.speed };
+    return { x: c.x, y: c.y, yaw: this.cycles.yaw(follow), speed: c.speed, wreck };
   }
 }

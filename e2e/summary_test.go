@@ -1,0 +1,213 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"webtron/clock"
+)
+
+// visibleJS reports whether the element with id %q is on screen.
+const visibleJS = `(() => { const e = document.getElementById(%q); return !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden"; })()`
+
+func (p *page) visible(t *testing.T, id string) bool {
+	t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](fmt.Sprintf(visibleJS, id)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// deathProbe is the page's own cycle and the death message, read at once.
+type deathProbe struct {
+	Alive, InRound bool
+	Msg            bool
+	At             float64
+}
+
+const deathProbeJS = `JSON.stringify((() => {
+  const s = window.webtron.state();
+  const me = s.players.find((p) => p.id === s.you);
+  const e = document.getElementById("death-msg");
+  return {Alive: !!me && me.alive, InRound: !!me, Msg: !!e && e.getClientRects().length > 0, At: performance.now()};
+})())`
+
+func (p *page) deathProbe(t *testing.T) deathProbe {
+	t.Helper()
+	js, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](deathProbeJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d deathProbe
+	if err := json.Unmarshal([]byte(js), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+var (
+	placeRE = regexp.MustCompile(`^You placed (\d+)(st|nd|rd|th) of (\d+) · (.+) · ([+-]?\d+) points? this round$`)
+	causeRE = regexp.MustCompile(`^(cut off by .+|hit a wall|hit the rim.*|your own wall.*|crashed head-on.*)$`)
+)
+
+// TestBrowserSoloSummary: a player alone with bots rides until they crash,
+// as a newcomer would. Within half a second a message names what killed
+// them; the round's summary says who won or why nobody did, where they
+// placed among the round's riders and what ended their ride, and stays at
+// least 5 s; nothing overlaps; Escape closes it. At a laptop's size and a
+// phone's, upright and on its side.
+func TestBrowserSoloSummary(t *testing.T) {
+	browserTests(t)
+	addr := startServerWith(t, clock.AutoCharity, 3, 8)
+	for _, vp := range []struct {
+		w, h  int64
+		touch bool
+	}{{1280, 720, false}, {844, 390, true}, {390, 844, true}} {
+		t.Run(fmt.Sprintf("%dx%d", vp.w, vp.h), func(t *testing.T) {
+			room := fmt.Sprintf("solo%d", vp.w)
+			p := playIn(t, browser(t), "http://"+addr, room, "Solo", screen(vp.w, vp.h, vp.touch))
+			waitFor(t, "the page to ride", 30*time.Second, func() bool { return riding(t, p) })
+			// It rides straight on: into the rim or a bot's wall.
+			var died float64
+			waitFor(t, "the crash", 90*time.Second, func() bool {
+				d := p.deathProbe(t)
+				if !d.Alive && d.InRound {
+					died = d.At
+					return true
+				}
+				return false
+			})
+			var shown float64
+			waitFor(t, "the death message", 2*time.Second, func() bool {
+				d := p.deathProbe(t)
+				shown = d.At
+				return d.Msg
+			})
+			msg := p.text(t, "#death-msg")
+			t.Logf("death message %q %.0f ms after the frame that showed the crash was read", msg, shown-died)
+			if shown-died > 500 {
+				t.Errorf("the death message came %.0f ms after the crash, want within 500 ms", shown-died)
+			}
+			if !strings.HasPrefix(msg, "Derezzed — ") || !causeRE.MatchString(strings.TrimPrefix(msg, "Derezzed — ")) {
+				t.Errorf("death message %q does not say what killed the player", msg)
+			}
+			waitFor(t, "the summary", 15*time.Second, func() bool { return p.visible(t, "summary") })
+			start := time.Now()
+			title, you := p.text(t, "#summary-title"), p.text(t, "#summary-you")
+			t.Logf("summary %q / %q", title, you)
+			m := placeRE.FindStringSubmatch(you)
+			if m == nil || !causeRE.MatchString(m[4]) {
+				t.Errorf("#summary-you %q does not give the place and the cause", you)
+			} else if m[1] > m[3] || m[3] == "1" {
+				t.Errorf("#summary-you %q: a place among fewer riders than the bots and the player", you)
+			}
+			if !strings.HasPrefix(title, "Round ") {
+				t.Errorf("#summary-title %q", title)
+			}
+			for time.Since(start) < 5*time.Second {
+				if !p.visible(t, "summary") {
+					t.Fatalf("the summary went after %v, want at least 5 s", time.Since(start).Round(time.Millisecond))
+				}
+				l := readLayout(t, p, hudIDs)
+				if len(l.Overlaps) > 0 || len(l.Offscreen) > 0 {
+					shot(t, p, fmt.Sprintf("solo-%dx%d-fail", vp.w, vp.h))
+					t.Fatalf("overlapping %v, off screen %v; visible: %s", l.Overlaps, l.Offscreen, l.visible())
+				}
+				time.Sleep(250 * time.Millisecond)
+			}
+			shot(t, p, fmt.Sprintf("solo-%dx%d-summary", vp.w, vp.h))
+			final := p.text(t, "#summary-title")
+			if !strings.Contains(final, "win") && !strings.Contains(final, "nobody won") {
+				t.Errorf("#summary-title %q after the round names no winner and says not why", final)
+			}
+			if vp.touch {
+				if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.ID("summary-close"))); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := chromedp.Do(p.ctx, key(true, "Escape", 27), key(false, "Escape", 27)); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the summary to close", 2*time.Second, func() bool { return !p.visible(t, "summary") })
+			noErrors(t, p)
+		})
+	}
+}
+
+// TestBrowserMatchSummary: a match of two rounds (LIMIT_ROUNDS 2) ends with
+// the match summary: the final standings and the match's winner.
+func TestBrowserMatchSummary(t *testing.T) {
+	browserTests(t)
+	addr := startServerSettings(t, "SP_LIMIT_ROUNDS 2\nLIMIT_ROUNDS 2\nBOTS 1\n")
+	p := playIn(t, browser(t), "http://"+addr, "match", "Matcher")
+	waitFor(t, "the match summary", 150*time.Second, func() bool { return p.visible(t, "match-summary") })
+	title, table := p.text(t, "#match-summary-title"), p.text(t, "#match-summary-table")
+	t.Logf("match summary %q / %q", title, table)
+	if !strings.HasPrefix(title, "Match over — ") || !strings.Contains(title, "win") && !strings.Contains(title, "tie") {
+		t.Errorf("#match-summary-title %q names no winner", title)
+	}
+	if !strings.Contains(table, "Matcher") || !strings.Contains(table, "1. ") {
+		t.Errorf("#match-summary-table %q lacks the standings", table)
+	}
+	start := time.Now()
+	for time.Since(start) < 5*time.Second {
+		if !p.visible(t, "match-summary") {
+			t.Fatalf("the match summary went after %v, want at least 5 s", time.Since(start).Round(time.Millisecond))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if s := p.state(t); s.Round != 1 {
+		t.Errorf("after the match summary the page is in round %d, want the next match's first", s.Round)
+	}
+	noErrors(t, p)
+}
+
+// TestBrowserFirstVisit: How to play is on screen in the lobby without
+// scrolling, and the controls for the device are on screen during the first
+// visits' countdowns, not on the third.
+func TestBrowserFirstVisit(t *testing.T) {
+	browserTests(t)
+	addr := startServerWith(t, clock.AutoCharity, 1, 8)
+	for _, vp := range []struct {
+		w, h  int64
+		touch bool
+	}{{1280, 720, false}, {390, 844, true}} {
+		t.Run(fmt.Sprintf("%dx%d", vp.w, vp.h), func(t *testing.T) {
+			b := browser(t)
+			lobby := openPage(t, b, "http://"+addr+"/", screen(vp.w, vp.h, vp.touch))
+			waitFor(t, "the lobby", 10*time.Second, func() bool { return lobby.visible(t, "howto") })
+			bottom, err := chromedp.Run(lobby.ctx, chromedp.Evaluate[bool](`document.getElementById("howto").getBoundingClientRect().bottom <= innerHeight`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bottom {
+				shot(t, lobby, fmt.Sprintf("howto-%dx%d", vp.w, vp.h))
+				t.Errorf("How to play is below the fold at %dx%d", vp.w, vp.h)
+			}
+			for visit := 1; visit <= 3; visit++ {
+				p := playIn(t, b, "http://"+addr, fmt.Sprintf("first%d-%d", vp.w, visit), "Newbie", screen(vp.w, vp.h, vp.touch))
+				seen := false
+				waitFor(t, "a countdown and the ride after it", 60*time.Second, func() bool {
+					seen = seen || p.visible(t, "controls-hint")
+					return riding(t, p)
+				})
+				hint := p.text(t, "#controls-hint")
+				t.Logf("visit %d: hint shown %v: %q", visit, seen, hint)
+				if want := visit < 3; seen != want {
+					t.Errorf("visit %d: controls hint shown %v, want %v", visit, seen, want)
+				}
+				if vp.touch != strings.Contains(hint, "Tap") {
+					t.Errorf("visit %d: the hint %q does not speak of the device's controls", visit, hint)
+				}
+				noErrors(t, p)
+				p.close()
+			}
+		})
+	}
+}
