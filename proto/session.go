@@ -10,7 +10,9 @@ type Hello struct {
 	Token    []byte
 	Spectate bool // join as a spectator: no cycle, no proposals
 	// ClientTime (µs, client clock) comes back in Welcome.ClientTime: the
-	// handshake is then the first clock sample, before any Ping.
+	// handshake is then the first clock sample, before any Ping. The
+	// server advances it by the time it held the Hello (as a Pong reports
+	// a ping's hold), so that a slow join is no round trip.
 	ClientTime int64
 }
 
@@ -69,8 +71,9 @@ type Welcome struct {
 	Token    []byte
 	TickRate uint32 // ticks per second, 1..MaxTickRate
 	// Tick and ServerTime (µs, server clock) are the server's clock when it
-	// sent the Welcome; with ClientTime (Hello's, echoed) they give the first
-	// RTT and clock-offset sample.
+	// sent the Welcome; with ClientTime (the Hello's, advanced by the time
+	// the server held the Hello) they give the first RTT and clock-offset
+	// sample.
 	Tick       uint64
 	ServerTime int64
 	ClientTime int64

@@ -13,18 +13,26 @@ import (
 	"webtron/sim"
 )
 
-// join handles a connection's Hello (through Receive). It returns a
-// proto.Error when the connection must be closed (a name taken or not
-// allowed, the room full, a bad token).
-func (r *Room) join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
+// join handles a connection's Hello (through Receive), which arrived at
+// the server at time arrived. It returns a proto.Error when the connection
+// must be closed (a name taken or not allowed, the room full, a bad token).
+func (r *Room) join(c ConnID, h *proto.Hello, arrived, now time.Duration) *proto.Error {
 	r.now = now
+	// The Hello and the Welcome are the client's first clock sample. What
+	// the server spent before answering (in a cluster: lease reads, a
+	// takeover, retries while two nodes settle who hosts the room, seconds
+	// at times) is no part of the round trip: the Welcome echoes the
+	// Hello's time advanced by it, as a Pong reports a ping's hold. Counted
+	// as round trip, it put the client's clock that far ahead of the room,
+	// past its rollback window (issue 21: two resyncs after a 3.2 s join).
+	clientTime := h.ClientTime + us(now-arrived)
 	name := SanitizeName(h.Name)
 	if p, ok := r.byConn[c]; ok { // a repeated hello (lost welcome on a datagram link)
-		r.welcome(c, p, r.members[p].token, h.ClientTime, now)
+		r.welcome(c, p, r.members[p].token, clientTime, now)
 		return nil
 	}
 	if _, ok := r.specs[c]; ok {
-		r.welcome(c, -1, nil, h.ClientTime, now)
+		r.welcome(c, -1, nil, clientTime, now)
 		return nil
 	}
 	if h.Spectate || len(h.Token) == 0 { // a token brings back a player with its name
@@ -35,7 +43,7 @@ func (r *Room) join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 	}
 	if h.Spectate {
 		r.specs[c] = &spectator{conn: c, name: name}
-		r.welcome(c, -1, nil, h.ClientTime, now)
+		r.welcome(c, -1, nil, clientTime, now)
 		return nil
 	}
 	if len(h.Token) > 0 {
@@ -52,7 +60,7 @@ func (r *Room) join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 				if m.pilot != nil && m.backAt == 0 {
 					m.backAt = now + handBack
 				}
-				r.welcome(c, p, m.token, h.ClientTime, now)
+				r.welcome(c, p, m.token, clientTime, now)
 				r.rosterDirty = true
 				return nil
 			}
@@ -69,7 +77,7 @@ func (r *Room) join(c ConnID, h *proto.Hello, now time.Duration) *proto.Error {
 	r.byConn[c] = p
 	// Welcome first, then the join as a broadcast: the newcomer receives it
 	// after its snapshot like everyone else.
-	r.welcome(c, p, m.token, h.ClientTime, now)
+	r.welcome(c, p, m.token, clientTime, now)
 	r.serverEvent(sim.Event{Kind: sim.EvJoin, Player: uint8(p), Arg: sim.JoinHuman})
 	if ph, _ := r.tl.State().Phase(); ph == sim.PhasePrepare {
 		r.serverEvent(sim.Event{Kind: sim.EvSpawn, Player: uint8(p)})

@@ -27,15 +27,17 @@ func (r *Room) Receive(c ConnID, msg proto.Message, now time.Duration) *proto.Er
 // handled only now, as the server does with pings, pongs, hash reports and
 // chat: they wait for the room's next tick instead of waking it. A ping's
 // answer then says when the ping arrived and how long it was held (the
-// client takes the hold out of its round trip), and a pong is timed at its
-// arrival, so the clocks and the charity see no hold at all.
+// client takes the hold out of its round trip), a pong is timed at its
+// arrival, and a Hello's Welcome takes out the time the server spent on the
+// join (a cluster's lease work), so the clocks and the charity see no hold
+// at all.
 func (r *Room) ReceiveAt(c ConnID, msg proto.Message, arrived, now time.Duration) *proto.Error {
 	arrived = min(arrived, now)
 	r.now = now
 	p, isPlayer := r.byConn[c]
 	_, isSpec := r.specs[c]
 	if h, ok := msg.(*proto.Hello); ok {
-		return r.join(c, h, now)
+		return r.join(c, h, arrived, now)
 	}
 	if !isPlayer && !isSpec {
 		return &proto.Error{Code: proto.CloseProtocol, Text: "message before hello"}

@@ -63,7 +63,15 @@ func (g *clusterNode) forward(c *conn, base string, hello *proto.Hello) *reason 
 		return &reasonOwnerDown
 	}
 	ws.SetReadLimit(int64(serverMax))
-	b, err := proto.Marshal(hello)
+	// The Welcome is the client's first clock sample, and the owner takes
+	// its own hold of the Hello out of it (room.ReceiveAt); this node's
+	// (the join's lease work, retries, the dial) goes out here: the Hello
+	// leaves as if sent that much later. The reader has read nothing since
+	// the Hello (it waits for this join), so lastRecv is its arrival. A
+	// copy: a retried join forwards the Hello again.
+	fwd := *hello
+	fwd.ClientTime += int64((g.s.now() - time.Duration(c.lastRecv.Load())) / time.Microsecond)
+	b, err := proto.Marshal(&fwd)
 	if err == nil {
 		err = ws.Write(ctx, websocket.MessageBinary, b)
 	}
