@@ -43,12 +43,20 @@ var serverMax = func() int {
 	return n
 }()
 
+// reasonElsewhere is reasonBusy, answered without this node's retries
+// (Server.join): a join proxied here that finds the lease naming a third
+// node (two takeovers of a dead node's room that named each other's node,
+// as nats-server 2.9 lets both compare-and-sets through) cannot be
+// forwarded again, and only the proxy can act on it, by looking the lease up
+// again. Retried here, it held the join 3.1 s for nothing (issue 21).
+var reasonElsewhere = reasonBusy
+
 // forward proxies c to the node at base (its public URL), sending hello
 // first. On failure the client is told to try again: the owner may have
 // died, and the next attempt finds the room taken over.
 func (g *clusterNode) forward(c *conn, base string, hello *proto.Hello) *reason {
 	if c.hop >= maxHops {
-		return &reasonBusy
+		return &reasonElsewhere
 	}
 	u := "ws" + strings.TrimPrefix(base, "http") + "/ws"
 	h := http.Header{hopHeader: {strconv.Itoa(c.hop + 1)}}
