@@ -11,6 +11,13 @@
 // Cost is kept low by keeping, per bot, a coarse map of the walls (updated from
 // what changed since the last tick) and looking hard only when a decision is
 // due: near a wall, or every few tenths of a second for tactics.
+//
+// A bot has a skill, on the scale of Armagetron's AI_IQ setting (1..100):
+// Armagetron picks, for a wanted IQ, the AI character whose abilities sum
+// nearest to it (gAIBase.cpp, config/aiplayers.cfg), abilities such as its
+// reaction speed, viewing range, emergency reaction, wall tracing, close
+// combat and the detection of closed areas. Here the same abilities are
+// weakened together from the full-skill bot: see persona.dull.
 package bot
 
 import "webtron/sim"
@@ -24,9 +31,12 @@ type Bot struct {
 	p   persona
 	w   world
 
+	skill int        // MinSkill..MaxSkill
+	rider bool       // a scripted rider (NewRider), not an AI
 	st    *sim.State // the state the map follows; another one means starting over
 	rate  int64      // ticks per second
 	delay int64      // turn delay in ticks (the longer of the two sides')
+	think int64      // ticks between two looks at the state: 1, or more below full skill
 
 	gap      int64 // distance to the wall ahead when last measured exactly
 	gapOwner int   // who laid that wall
@@ -48,13 +58,32 @@ type Bot struct {
 	epoch    int64 // map epoch the fields above belong to
 }
 
-// New returns a bot for player slot player. The seed picks its personality and
-// drives its randomness, so the same seeds replay the same games.
-func New(player int, seed uint64) *Bot {
-	b := &Bot{id: player, rng: seed ^ 0x6a09e667f3bcc909}
+// The skill scale, Armagetron's AI_IQ: a room's bots play at one skill.
+const (
+	MinSkill = 1   // thinks three times a second, looks half as far, never attacks
+	MaxSkill = 100 // the full bot: every ability as drawn
+	// DefaultSkill is the skill of New's bots and of a room that sets
+	// none: the full bot, as Armagetron's multiplayer AI_IQ is 100.
+	DefaultSkill = MaxSkill
+)
+
+// New returns a bot of DefaultSkill for player slot player. The seed picks
+// its personality and drives its randomness, so the same seeds replay the
+// same games.
+func New(player int, seed uint64) *Bot { return NewSkill(player, seed, DefaultSkill) }
+
+// NewSkill is New at a skill, MinSkill..MaxSkill (clamped into it, as
+// Armagetron clamps AI_IQ). The same seed draws the same personality at
+// every skill; the skill then weakens it.
+func NewSkill(player int, seed uint64, skill int) *Bot {
+	b := &Bot{id: player, rng: seed ^ 0x6a09e667f3bcc909, skill: min(max(skill, MinSkill), MaxSkill)}
 	b.p = newPersona(b)
+	b.p.dull(int64(b.skill))
 	return b
 }
+
+// Skill returns the bot's skill, MinSkill..MaxSkill (0 for a rider).
+func (b *Bot) Skill() int { return b.skill }
 
 // Decide appends to out the events this bot's player sends at the state's
 // current tick, usually none, and returns the extended slice. It acts only
@@ -71,8 +100,17 @@ func (b *Bot) Decide(s *sim.State, out []sim.Event) []sim.Event {
 	if !me.Alive {
 		return out
 	}
+	if b.rider {
+		return b.ride(s, &me, out)
+	}
 	if b.st != s {
 		b.attach(s)
+	}
+	if (s.Tick()+int64(b.id))%b.think != 0 {
+		// Between its looks a slow bot sees nothing new. The looks fall on
+		// fixed ticks, so that a bot deciding a tick again after a rollback
+		// looks when it looked before.
+		return out
 	}
 	other, same := s.TurnDelay() // rules may change from round to round
 	b.delay = max(other, same)
@@ -83,6 +121,7 @@ func (b *Bot) Decide(s *sim.State, out []sim.Event) []sim.Event {
 func (b *Bot) attach(s *sim.State) {
 	b.st = s
 	b.rate = s.Config().TickRate
+	b.think = max(1, b.p.thinkMs*b.rate/1000)
 	b.w.attach(s)
 	b.nextRay, b.gapEpoch, b.epoch = 0, -1, -1
 }

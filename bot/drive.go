@@ -5,8 +5,8 @@ import "webtron/sim"
 const (
 	// far stands for "no wall within range" in gaps.
 	far = int64(1) << 60
-	// farLook is how far an option's exact ray looks: beyond it a direction
-	// is simply open.
+	// farLook is how far an option's exact ray looks at full skill
+	// (persona.far): beyond it a direction is simply open.
 	farLook = 100 * sim.Meter
 	// roomWeight makes a cell of room (4 m^2 at the finest map) outweigh two
 	// metres of open road: room decides survival, the road only comfort.
@@ -39,6 +39,13 @@ func (b *Bot) drive(s *sim.State, me *sim.Cycle, out []sim.Event) []sim.Event {
 	wait := max(b.lag, b.delay-(tick-me.LastTurn())) // ticks before a turn sent now applies
 	free := !b.want && me.QueueLen == 0
 	look := max(8*sim.Meter, me.Speed*b.p.lookMs/1000)
+	// A bot that looks every think ticks must decide at a wall up to
+	// think-1 ticks early, since its next look may come too late; it
+	// watches at least as far ahead as that decision lies.
+	early := (b.think - 1) * step
+	if b.think > 1 {
+		look = max(look, (wait+b.think)*step+b.target(step))
+	}
 
 	g := &b.w.g
 	skip := g.line(me.TurnX)
@@ -55,7 +62,7 @@ func (b *Bot) drive(s *sim.State, me *sim.Cycle, out []sim.Event) []sim.Event {
 	case pred < 0:
 		pred = far
 	}
-	if free && pred-wait*step <= b.target(step)+step && tick >= b.hold {
+	if free && pred-wait*step-early <= b.target(step)+step && tick >= b.hold {
 		out = b.atWall(s, me, pred, wait, step, tick, out)
 	} else if free && tick-me.LastTurn() >= b.delay && tick >= b.nextLook {
 		out = b.tactics(s, me, pred, step, tick, out)
@@ -149,9 +156,9 @@ type option struct {
 // open road, then a little chance; a way too short to turn again is deadly.
 func (b *Bot) assess(s *sim.State, me *sim.Cycle, px, py int64, turn int8, step int64) option {
 	d := uint8(int8(me.Dir)+turn) & 3
-	g, _ := s.Ray(px, py, d, farLook, b.id)
+	g, _ := s.Ray(px, py, d, b.p.far, b.id)
 	if g < 0 {
-		g = farLook
+		g = b.p.far
 	}
 	o := option{turn: turn, gap: g}
 	if g < step*(max(b.delay, b.lag)+2)+sim.Meter/2 {

@@ -18,6 +18,8 @@ type persona struct {
 	tight   int   // room under which it brakes
 	wander  int64 // per mille chance per tactical look of a turn for its own sake
 	jitter  int64 // weight of chance when choosing between ways
+	far     int64 // how far the rays that compare ways look
+	thinkMs int64 // time between two looks at the state (0: every tick)
 }
 
 func newPersona(b *Bot) persona {
@@ -36,11 +38,57 @@ func newPersona(b *Bot) persona {
 		tight:   int(b.between(30, 90)),
 		wander:  b.between(5, 40),
 		jitter:  b.between(4, 40),
+		far:     farLook,
 	}
+	p.square()
+	return p
+}
+
+// square sets side from the flood-fill budget.
+func (p *persona) square() {
+	p.side = 0
 	for p.side*p.side < int64(p.room) {
 		p.side++
 	}
-	return p
+}
+
+// dull weakens a persona drawn at full skill to skill k (MinSkill..MaxSkill),
+// ability by ability, after Armagetron's AI characters (config/aiplayers.cfg:
+// an AI's IQ is the sum of ten abilities of 0..10; its first game is one AI
+// of IQ 30, a multiplayer server's AIs have IQ 100):
+//   - reaction speed: it looks at the state every thinkMs, up to 0.3 s
+//     apart, instead of every tick, so a wall that appears across its way
+//     is seen that much later (Armagetron's AI thinks at intervals too,
+//     and a slow one tires when it must think fast);
+//   - viewing range: the road ahead is watched and ways are compared over
+//     less distance, down to half and a third;
+//   - closed areas ("loop"): the flood fill that finds pockets has a budget
+//     in proportion to k, so a weak bot rides into dead ends;
+//   - emergency reaction and tunnels: it brakes in tight spots only in
+//     proportion to k;
+//   - close combat ("cycle", "close"): no cutting off below 30, then ever
+//     more eagerly;
+//   - wall tracing ("trace"): no moving over to grind a wall below 20, and
+//     turns further from walls, so it rides slower;
+//   - and its choices between ways are more random.
+//
+// At MaxSkill it changes nothing (the golden games of bot/testdata stand).
+func (p *persona) dull(k int64) {
+	if k >= MaxSkill {
+		return
+	}
+	lack := MaxSkill - k // 1..99
+	p.thinkMs = lack * 300 / (MaxSkill - MinSkill)
+	p.lookMs = p.lookMs * (MaxSkill + k) / (2 * MaxSkill)
+	p.far = farLook * (MaxSkill + 2*k) / (3 * MaxSkill)
+	p.room = p.room * int(k) / MaxSkill
+	p.square()
+	p.tight = p.tight * int(k) / MaxSkill
+	p.aggro = p.aggro * max(0, k-30) / (MaxSkill - 30)
+	p.seek = p.seek * max(0, k-20) / (MaxSkill - 20)
+	p.grind += p.grind * lack / MaxSkill
+	p.rim += p.rim * lack / MaxSkill
+	p.jitter += lack / 2
 }
 
 // tactics is the look taken every persona.period ticks on open road: cut an

@@ -240,7 +240,9 @@ func (r *Room) handBackDue(now time.Duration) {
 
 // newBot makes the bot that drives seat p, seeded by the room's seed and
 // the seat.
-func (r *Room) newBot(p int) *bot.Bot { return bot.New(p, r.cfg.Seed+uint64(p)*7919) }
+func (r *Room) newBot(p int) *bot.Bot {
+	return bot.NewSkill(p, r.cfg.Seed+uint64(p)*7919, r.cfg.BotSkill)
+}
 
 // noteRiding marks a member whose cycle is in a round in play, as far as
 // the confirmed state knows.

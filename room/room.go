@@ -50,6 +50,7 @@ type Config struct {
 	Seed       uint64
 	Policy     clock.Policy
 	Bots       int           // bots that fill empty seats (0: none)
+	BotSkill   int           // their skill, bot.MinSkill..bot.MaxSkill, Armagetron's AI_IQ (0: bot.DefaultSkill; clamped)
 	Seats      int           // cycles in a round, humans plus bots (default 8, at most sim.MaxPlayers)
 	MaxLead    time.Duration // how far ahead of the server a client may schedule (default 1 s)
 	MaxLenient time.Duration // leniency never exceeds this (default: the policy cap plus 50 ms)
@@ -93,6 +94,10 @@ func (c *Config) defaults() {
 	}
 	c.Seats = min(c.Seats, sim.MaxPlayers)
 	c.Bots = min(max(c.Bots, 0), c.Seats)
+	if c.BotSkill == 0 {
+		c.BotSkill = bot.DefaultSkill
+	}
+	c.BotSkill = min(max(c.BotSkill, bot.MinSkill), bot.MaxSkill)
 	if c.MaxLead <= 0 {
 		c.MaxLead = time.Second
 	}
@@ -345,6 +350,9 @@ func (r *Room) Humans() (players, spectators int) {
 	}
 	return players, len(r.specs)
 }
+
+// BotSkill returns the skill of the room's bots (Config.BotSkill).
+func (r *Room) BotSkill() int { return r.cfg.BotSkill }
 
 // Bots returns the number of bots seated.
 func (r *Room) Bots() int {

@@ -66,7 +66,8 @@ func (s *Server) serveRooms(w http.ResponseWriter, _ *http.Request) {
 // name, value, default, unit, meaning), the same entries `webtron settings`
 // prints.
 func (s *Server) serveSettings(w http.ResponseWriter, _ *http.Request) {
-	srv := settings.Server{TickRate: s.cfg.TickRate, Bots: int64(s.cfg.Bots), Seats: int64(s.cfg.Seats), MaxClients: int64(s.cfg.MaxPlayers)}
+	srv := settings.Server{TickRate: s.cfg.TickRate, Bots: int64(s.cfg.Bots), Seats: int64(s.cfg.Seats), MaxClients: int64(s.cfg.MaxPlayers),
+		BotSkill: int64(s.cfg.BotSkill)}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	json.NewEncoder(w).Encode(settings.List(s.cfg.rules(), srv))

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"webtron/bot"
 	"webtron/clock"
 	"webtron/cluster"
 	"webtron/proto"
@@ -33,6 +34,7 @@ type Config struct {
 	TickRate   int64        // ticks per second (120)
 	Policy     clock.Policy // ping charity: mode, cap and rule
 	Bots       int          // bots per room, filling seats humans leave free (0: none)
+	BotSkill   int          // their skill, Armagetron's AI_IQ, bot.MinSkill..bot.MaxSkill (0: bot.DefaultSkill)
 	Seats      int          // cycles per room (8)
 	MaxRooms   int          // rooms at once (100)
 	MaxPlayers int          // connections at once, spectators included (2000)
@@ -105,6 +107,12 @@ func (c *Config) Defaults() error {
 	}
 	if c.Seats == 0 {
 		c.Seats = 8
+	}
+	if c.BotSkill == 0 {
+		c.BotSkill = bot.DefaultSkill
+	}
+	if c.BotSkill < bot.MinSkill || c.BotSkill > bot.MaxSkill {
+		return fmt.Errorf("%w: bot skill %d is not %d..%d", ErrConfig, c.BotSkill, bot.MinSkill, bot.MaxSkill)
 	}
 	if c.MaxRooms == 0 {
 		c.MaxRooms = 100

@@ -114,7 +114,7 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 func (s *Server) roomConfig(seed uint64) room.Config {
-	return room.Config{Sim: s.cfg.rules(), Seed: seed, Policy: s.cfg.Policy, Bots: s.cfg.Bots, Seats: s.cfg.Seats,
+	return room.Config{Sim: s.cfg.rules(), Seed: seed, Policy: s.cfg.Policy, Bots: s.cfg.Bots, BotSkill: s.cfg.BotSkill, Seats: s.cfg.Seats,
 		Heartbeat: s.cfg.Heartbeat, QuietHeartbeat: s.cfg.QuietHeartbeat, Ping: s.cfg.Ping, Clock: s.now}
 }
 

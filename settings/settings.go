@@ -23,6 +23,7 @@ import (
 	"os"
 	"strings"
 
+	"webtron/bot"
 	"webtron/sim"
 )
 
@@ -32,18 +33,21 @@ type Server struct {
 	Bots       int64 // BOTS (Webtron): bots per room, giving their seats to humans between rounds
 	Seats      int64 // SEATS (Webtron): cycles per room, humans and bots
 	MaxClients int64 // MAX_CLIENTS (Armagetron's): connections at once, spectators included
+	BotSkill   int64 // AI_IQ (Armagetron's): the bots' skill, bot.MinSkill..bot.MaxSkill
 }
 
 // DefaultServer returns the server knobs' defaults (`webtron serve`'s).
-func DefaultServer() Server { return Server{TickRate: 120, Bots: 3, Seats: 8, MaxClients: 2000} }
+func DefaultServer() Server {
+	return Server{TickRate: 120, Bots: 3, Seats: 8, MaxClients: 2000, BotSkill: bot.DefaultSkill}
+}
 
 // File is a parsed settings file.
 type File struct {
 	Sim    sim.Config // sim.DefaultConfig with the file's settings applied
 	Server Server     // DefaultServer with the file's knobs applied
 	// ServerSet names the server knobs the file set (TICK_RATE, BOTS,
-	// SEATS, MAX_CLIENTS): a command line flag given explicitly wins over
-	// them.
+	// SEATS, MAX_CLIENTS, AI_IQ): a command line flag given explicitly wins
+	// over them.
 	ServerSet map[string]bool
 	Warnings  []string // unknown or unsupported names, with file and line
 }

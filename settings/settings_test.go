@@ -84,6 +84,7 @@ cycle_speed 40   anything after the value is ignored
 SP_SIZE_FACTOR 0
 FINISH_TYPE 3
 BOTS 5
+ai_iq 30
    # indented comment
 `), "x.cfg")
 	if err != nil {
@@ -92,7 +93,7 @@ BOTS 5
 	if f.Sim.BaseSpeed != 40*sim.Meter || f.Sim.Rubber != 2_500_000 || f.Sim.SP.SizeFactor != 0 || f.Sim.MP.FinishType != sim.FinishNormal {
 		t.Errorf("parsed %+v", f.Sim)
 	}
-	if f.Server.Bots != 5 || !f.ServerSet["BOTS"] || f.ServerSet["SEATS"] || f.Server.Seats != 8 {
+	if f.Server.Bots != 5 || !f.ServerSet["BOTS"] || f.ServerSet["SEATS"] || f.Server.Seats != 8 || f.Server.BotSkill != 30 || !f.ServerSet["AI_IQ"] {
 		t.Errorf("server knobs %+v set %v", f.Server, f.ServerSet)
 	}
 	if len(f.Warnings) != 0 {
@@ -107,6 +108,8 @@ func TestParseErrors(t *testing.T) {
 		{"CYCLE_SPEED # 30\n", "x.cfg:1: CYCLE_SPEED has no value"},
 		{"FINISH_TYPE 1.5\n", "x.cfg:1: FINISH_TYPE 1.5: must be a whole number"},
 		{"SEATS 40\n", "x.cfg:1: SEATS 40: must be 1..32"},
+		{"AI_IQ 0\n", "x.cfg:1: AI_IQ 0: must be 1..100"},
+		{"AI_IQ 101\n", "x.cfg:1: AI_IQ 101: must be 1..100"},
 		{"CYCLE_SPEED 9999\n", "CYCLE_SPEED must be"},
 		{"SIZE_FACTOR 30\n", "SIZE_FACTOR must be"},
 	} {
@@ -123,7 +126,7 @@ func TestListRoundTrip(t *testing.T) {
 	cfg := sim.DefaultConfig()
 	cfg.BaseSpeed, cfg.MP.TeamMaxPlayers, cfg.SP.WallsLength = 33_300_000, 2, 150*sim.Meter
 	srv := DefaultServer()
-	srv.Bots = 1
+	srv.Bots, srv.BotSkill = 1, 40
 	var b bytes.Buffer
 	entries := List(cfg, srv)
 	if err := Write(&b, entries); err != nil {
@@ -144,7 +147,7 @@ func TestListRoundTrip(t *testing.T) {
 		seen[e.Name] = true
 	}
 	for _, name := range []string{"CYCLE_SPEED", "CYCLE_RUBBER", "CYCLE_DELAY", "CYCLE_TURN_MEMORY", "SIZE_FACTOR", "SP_SIZE_FACTOR",
-		"WIN_ZONE_MIN_ROUND_TIME", "WALLS_STAY_UP_DELAY", "FINISH_TYPE", "SP_FINISH_TYPE", "TEAM_MAX_PLAYERS", "CYCLE_PING_RUBBER"} {
+		"WIN_ZONE_MIN_ROUND_TIME", "WALLS_STAY_UP_DELAY", "FINISH_TYPE", "SP_FINISH_TYPE", "TEAM_MAX_PLAYERS", "CYCLE_PING_RUBBER", "AI_IQ"} {
 		if !seen[name] {
 			t.Errorf("%s is not listed", name)
 		}
@@ -229,5 +232,20 @@ func TestLoadRegularFilesOnly(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%s still being read after 5 s", path)
 		}
+	}
+}
+
+// TestAIIQ: AI_IQ, Armagetron's bot skill, sets the bots' skill;
+// SP_AI_IQ is warned about with the reason (a room has one skill).
+func TestAIIQ(t *testing.T) {
+	f, err := Parse(strings.NewReader("AI_IQ 45\nSP_AI_IQ 30\n"), "x.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Server.BotSkill != 45 || DefaultServer().BotSkill != 100 {
+		t.Errorf("AI_IQ 45: skill %d (default %d)", f.Server.BotSkill, DefaultServer().BotSkill)
+	}
+	if len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], "x.cfg:2: SP_AI_IQ: a room's bots have one skill") {
+		t.Errorf("warnings %q", f.Warnings)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"webtron/bot"
 	"webtron/sim"
 )
 
@@ -136,6 +137,8 @@ func server() []setting {
 		{"SEATS", count, "Webtron's: cycles per room, humans and bots", func(_ *sim.Config, s *Server) *int64 { return &s.Seats }, true, between(1, sim.MaxPlayers)},
 		{"BOTS", count, "Webtron's: bots per room; they give their seats to humans between rounds", func(_ *sim.Config, s *Server) *int64 { return &s.Bots }, true, between(0, sim.MaxPlayers)},
 		{"MAX_CLIENTS", count, "connections at once, spectators included", func(_ *sim.Config, s *Server) *int64 { return &s.MaxClients }, true, between(1, 1_000_000)},
+		{"AI_IQ", count, "the bots' skill, 1..100: reaction time, look-ahead, pocket detection, attacks (docs/performance.md, bot skill); 100 is the full bot",
+			func(_ *sim.Config, s *Server) *int64 { return &s.BotSkill }, true, between(bot.MinSkill, bot.MaxSkill)},
 	}
 }
 
@@ -190,8 +193,10 @@ func unsupported(name string) (string, bool) {
 	case "TEAMS_MIN", "TEAMS_MAX", "TEAM_MIN_PLAYERS", "TEAM_MAX_IMBALANCE", "TEAM_BALANCE_WITH_AIS",
 		"TEAM_BALANCE_ON_QUIT", "AUTO_TEAM", "ALLOW_TEAM_CHANGE":
 		return "Webtron deals teams itself (docs/physics.md, teams)", true
-	case "LIMIT_TIME", "NUM_AIS", "MIN_PLAYERS", "AI_IQ", "AUTO_AIS", "AUTO_IQ":
+	case "LIMIT_TIME", "NUM_AIS", "MIN_PLAYERS", "AUTO_AIS", "AUTO_IQ":
 		return "Webtron's rooms fill seats with bots (BOTS, SEATS) and have no time limit", true
+	case "AI_IQ": // SP_AI_IQ: AI_IQ itself is a setting
+		return "a room's bots have one skill (AI_IQ) whatever the number of humans", true
 	}
 	return "", false
 }

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"webtron/bot"
 	"webtron/clock"
 	"webtron/server"
 	"webtron/settings"
@@ -40,6 +41,7 @@ type serveFlags struct {
 	tickRate                          int64
 	cap                               time.Duration
 	bots, seats, maxRooms, maxPlayers int
+	botSkill                          int
 	replayKeep                        time.Duration
 	replayMaxBytes                    int64
 	perAddr                           addrFlags
@@ -92,6 +94,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.StringVar(&f.rule, "charity-rule", "webtron", "lead and leniency rule: webtron or armagetron")
 	fs.IntVar(&f.bots, "bots", 3, "bots per room (they give their seats to humans between rounds)")
 	fs.IntVar(&f.seats, "seats", 8, "cycles per room, humans and bots")
+	fs.IntVar(&f.botSkill, "bot-skill", bot.DefaultSkill, "the bots' skill, Armagetron's AI_IQ: 1 (slow, short-sighted, never attacks) to 100 (the full bot)")
 	fs.IntVar(&f.maxRooms, "max-rooms", 100, "rooms open at once")
 	fs.IntVar(&f.maxPlayers, "max-players", 2000, "connections at once, spectators included")
 	fs.StringVar(&f.data, "data", server.DefaultDataDir(), "data directory (replays, desync dumps); empty writes none")
@@ -100,11 +103,11 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.BoolVar(&f.webtransport, "webtransport", true, "also serve WebTransport (HTTP/3) on UDP at the --addr port")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "WebTransport certificate (PEM); without it a self-signed one is made and renewed, its hash served at /api/transport")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "key of --tls-cert (PEM)")
-	fs.StringVar(&f.settings, "settings", "", "Armagetron-format settings file (`webtron settings` lists them); flags given explicitly win over its TICK_RATE, BOTS, SEATS, MAX_CLIENTS")
+	fs.StringVar(&f.settings, "settings", "", "Armagetron-format settings file (`webtron settings` lists them); flags given explicitly win over its TICK_RATE, BOTS, SEATS, MAX_CLIENTS, AI_IQ")
 	fs.DurationVar(&f.replayKeep, "replay-keep", server.DefaultReplayKeep, "delete replays and desync dumps older than this")
 	fs.Int64Var(&f.replayMaxBytes, "replay-max-bytes", server.DefaultReplayMaxBytes, "delete the oldest replays and dumps beyond this many bytes in all")
 	env := map[string]string{"settings": "WEBTRON_SETTINGS", "addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
-		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS",
+		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS", "bot-skill": "WEBTRON_BOT_SKILL",
 		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
 		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF",
 		"replay-keep": "WEBTRON_REPLAY_KEEP", "replay-max-bytes": "WEBTRON_REPLAY_MAX_BYTES",
@@ -178,6 +181,7 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 		{f.cap <= 0, "charity-cap", "must be positive"},
 		{f.seats < 1 || f.seats > 32, "seats", "must be 1..32"},
 		{f.bots < 0 || f.bots > f.seats, "bots", "must be 0..seats"},
+		{f.botSkill < bot.MinSkill || f.botSkill > bot.MaxSkill, "bot-skill", fmt.Sprintf("must be %d..%d", bot.MinSkill, bot.MaxSkill)},
 		{f.maxRooms < 1, "max-rooms", "must be at least 1"},
 		{f.maxPlayers < 1, "max-players", "must be at least 1"},
 		{f.replayKeep <= 0, "replay-keep", "must be positive"},
@@ -192,7 +196,7 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 		}
 	}
 	cfg := server.Config{TickRate: f.tickRate, Policy: clock.Policy{Charity: charity, Cap: f.cap, Rule: rule},
-		Bots: f.bots, Seats: f.seats, MaxRooms: f.maxRooms, MaxPlayers: f.maxPlayers, DataDir: f.data,
+		Bots: f.bots, BotSkill: f.botSkill, Seats: f.seats, MaxRooms: f.maxRooms, MaxPlayers: f.maxPlayers, DataDir: f.data,
 		ReplayKeep: f.replayKeep, ReplayMaxBytes: f.replayMaxBytes, TLSCert: f.tlsCert, TLSKey: f.tlsKey}
 	if err := f.perAddr.apply(&cfg); err != nil {
 		return server.Config{}, serveOptions{}, err
@@ -217,7 +221,7 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 }
 
 // applySettings reads --settings, if given, and takes its server knobs
-// (TICK_RATE, BOTS, SEATS, MAX_CLIENTS) where no flag or environment variable
+// (TICK_RATE, BOTS, SEATS, MAX_CLIENTS, AI_IQ) where no flag or environment variable
 // set them.
 func (f *serveFlags) applySettings(fs *flag.FlagSet) (*settings.File, error) {
 	if f.settings == "" {
@@ -241,6 +245,9 @@ func (f *serveFlags) applySettings(fs *flag.FlagSet) (*settings.File, error) {
 	}
 	if use("max-players", "MAX_CLIENTS") {
 		f.maxPlayers = int(file.Server.MaxClients)
+	}
+	if use("bot-skill", "AI_IQ") {
+		f.botSkill = int(file.Server.BotSkill)
 	}
 	return file, nil
 }
@@ -299,7 +306,7 @@ func runServe(args []string) error {
 		go func() { done <- srv.ServeWebTransport(pc) }()
 	}
 	cfg.Logger.Info("webtron: listening", "addr", ln.Addr().String(), "tick_rate", cfg.TickRate,
-		"charity", cfg.Policy.Charity.String(), "rule", cfg.Policy.Rule.String(), "bots", cfg.Bots,
+		"charity", cfg.Policy.Charity.String(), "rule", cfg.Policy.Rule.String(), "bots", cfg.Bots, "bot_skill", cfg.BotSkill,
 		"seats", cfg.Seats, "data", cfg.DataDir, "webtransport", opt.webtransport)
 	select {
 	case err := <-done:

@@ -39,3 +39,24 @@ func TestServeReplayLimitFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestServeBotSkillFlag: --bot-skill and WEBTRON_BOT_SKILL set the bots'
+// skill (100 by default); outside 1..100 is an error naming the flag.
+func TestServeBotSkillFlag(t *testing.T) {
+	cfg, _, err := parseServe(nil)
+	if err != nil || cfg.BotSkill != 100 {
+		t.Fatalf("default: skill %d, %v", cfg.BotSkill, err)
+	}
+	if cfg, _, err = parseServe([]string{"--bot-skill", "1"}); err != nil || cfg.BotSkill != 1 {
+		t.Fatalf("--bot-skill 1: skill %d, %v", cfg.BotSkill, err)
+	}
+	t.Setenv("WEBTRON_BOT_SKILL", "40")
+	if cfg, _, err = parseServe(nil); err != nil || cfg.BotSkill != 40 {
+		t.Fatalf("WEBTRON_BOT_SKILL=40: skill %d, %v", cfg.BotSkill, err)
+	}
+	for _, v := range []string{"0", "101", "-3"} {
+		if _, _, err := parseServe([]string{"--bot-skill", v}); err == nil || !strings.Contains(err.Error(), "bot-skill") {
+			t.Errorf("--bot-skill %s: %v, want an error naming the flag", v, err)
+		}
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
+	"strings"
 
 	"webtron/bot"
 	"webtron/settings"
@@ -28,6 +30,8 @@ type simFlags struct {
 	tickRate           int64
 	quiet, asJSON      bool
 	events, settingsAt string
+	skill              string
+	survival           bool
 }
 
 // runSim plays a headless game and prints a summary. Without --events,
@@ -51,6 +55,8 @@ func simTo(w io.Writer, args []string) error {
 	fs.BoolVar(&f.asJSON, "json", false, "print the outcome as JSON (see docs/physics.md, scenario runner)")
 	fs.StringVar(&f.events, "events", "", "JSON lines of scripted inputs: {\"tick\": 600, \"player\": 0, \"kind\": \"left\"}; kinds left, right, brake_on, brake_off")
 	fs.StringVar(&f.settingsAt, "settings", "", "Armagetron-format settings file (webtron settings lists them)")
+	fs.StringVar(&f.skill, "skill", "100", "bots' skill, Armagetron's AI_IQ 1..100: one for every bot, or a comma-separated list, one per bot; an entry rider seats a scripted rider that turns only at walls")
+	fs.BoolVar(&f.survival, "survival", false, "print each player's finished rounds, time alive in them and wins (measures the bots' skill: docs/performance.md)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -70,6 +76,12 @@ func simTo(w io.Writer, args []string) error {
 		return fmt.Errorf("--bots must be 0..%d beside %d players, got %d", sim.MaxPlayers-scripted, scripted, f.bots)
 	case f.ticks < 0:
 		return errors.New("--ticks must not be negative")
+	case f.survival && (f.quiet || f.asJSON):
+		return errors.New("--survival prints a table: not with --quiet or --json")
+	}
+	skills, err := parseSkills(f.skill, f.bots)
+	if err != nil {
+		return err
 	}
 	cfg := sim.DefaultConfig()
 	if f.settingsAt != "" {
@@ -89,7 +101,6 @@ func simTo(w io.Writer, args []string) error {
 	if f.events != "" {
 		// Scripted players are humans on teams of their own.
 		cfg.SP.TeamMaxPlayers, cfg.MP.TeamMaxPlayers = 1, 1
-		var err error
 		if script, err = readEvents(f.events, scripted); err != nil {
 			return err
 		}
@@ -105,7 +116,11 @@ func simTo(w io.Writer, args []string) error {
 	}
 	for k := range bots {
 		p := scripted + k
-		bots[k] = bot.New(p, f.seed+uint64(p))
+		if skills[k] == 0 {
+			bots[k] = bot.NewRider(p)
+		} else {
+			bots[k] = bot.NewSkill(p, f.seed+uint64(p), skills[k])
+		}
 		evs = append(evs, sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
 	}
 	last := f.ticks - 1 // without --events, --ticks counts ticks
@@ -113,6 +128,7 @@ func simTo(w io.Writer, args []string) error {
 		last = f.ticks
 	}
 	rec := newRecorder(scripted + f.bots)
+	var live bot.Survival
 	for t := int64(0); t <= last; t++ {
 		for _, b := range bots {
 			evs = b.Decide(s, evs)
@@ -121,9 +137,22 @@ func simTo(w io.Writer, args []string) error {
 		s.Step(evs)
 		evs = evs[:0]
 		rec.observe(s, t)
+		live.Observe(s)
 	}
 	if f.asJSON {
 		return rec.write(w, s, last)
+	}
+	if f.survival {
+		for p := 0; p < scripted+f.bots; p++ {
+			who := "scripted"
+			if k := p - scripted; k >= 0 && skills[k] == 0 {
+				who = "rider"
+			} else if k >= 0 {
+				who = fmt.Sprintf("skill %d", skills[k])
+			}
+			fmt.Fprintf(w, "survival player %2d  %-9s  rounds %4d  alive %9.2f s  mean %6.2f s  wins %4d\n", p, who,
+				live.Rounds[p], float64(live.Alive[p])/float64(cfg.TickRate), float64(live.MeanLife(p, cfg.TickRate))/1000, live.Wins[p])
+		}
 	}
 	if !f.quiet {
 		round, match := s.Round()
@@ -135,6 +164,28 @@ func simTo(w io.Writer, args []string) error {
 	}
 	fmt.Fprintf(w, "%016x\n", s.Hash())
 	return nil
+}
+
+// parseSkills reads --skill for n bots: one skill for all, or one each;
+// 0 stands for a rider.
+func parseSkills(list string, n int) ([]int, error) {
+	parts := strings.Split(list, ",")
+	if len(parts) != 1 && len(parts) != n {
+		return nil, fmt.Errorf("--skill %s: %d entries for %d bots (give one, or one per bot)", list, len(parts), n)
+	}
+	out := make([]int, n)
+	for i := range out {
+		e := strings.TrimSpace(parts[min(i, len(parts)-1)])
+		if e == "rider" {
+			continue
+		}
+		k, err := strconv.Atoi(e)
+		if err != nil || k < bot.MinSkill || k > bot.MaxSkill {
+			return nil, fmt.Errorf("--skill %s: %q is neither a skill %d..%d nor rider", list, e, bot.MinSkill, bot.MaxSkill)
+		}
+		out[i] = k
+	}
+	return out, nil
 }
 
 // scriptLine is one line of an --events file.

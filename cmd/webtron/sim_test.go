@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,6 +88,37 @@ func TestScenarioRunnerErrors(t *testing.T) {
 		err := simTo(&bytes.Buffer{}, []string{"--events", events, "--players", "2", "--json", "--ticks", "10"})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error containing %q", c.file, err, c.want)
+		}
+	}
+}
+
+// TestSimSkill: --skill seats bots of a skill, one for all or one each, and
+// riders; --survival prints each player's rounds, time alive and wins; a
+// skill outside 1..100 or a list of the wrong length is an error.
+func TestSimSkill(t *testing.T) {
+	var out strings.Builder
+	if err := simTo(&out, []string{"--players", "3", "--skill", "1,rider,100", "--ticks", "12000", "--seed", "2", "--survival"}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for p, who := range []string{"skill 1", "rider", "skill 100"} {
+		if !strings.HasPrefix(lines[p], fmt.Sprintf("survival player %2d  %s ", p, who)) || !strings.Contains(lines[p], "rounds") {
+			t.Errorf("line %d %q, want player %d's survival as %s", p, lines[p], p, who)
+		}
+	}
+	hash := func(args ...string) string {
+		var b strings.Builder
+		if err := simTo(&b, append([]string{"--players", "2", "--ticks", "3000", "--quiet"}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if hash() != hash("--skill", "100") || hash() == hash("--skill", "20") {
+		t.Errorf("--skill 100 must play the default game, --skill 20 another")
+	}
+	for _, args := range [][]string{{"--skill", "0"}, {"--skill", "101"}, {"--players", "3", "--skill", "5,6"}, {"--survival", "--quiet"}} {
+		if err := simTo(io.Discard, args); err == nil {
+			t.Errorf("%v: no error", args)
 		}
 	}
 }
