@@ -13,18 +13,6 @@ import (
 	"webtron/clock"
 )
 
-// visibleJS reports whether the element with id %q is on screen.
-const visibleJS = `(() => { const e = document.getElementById(%q); return !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden"; })()`
-
-func (p *page) visible(t *testing.T, id string) bool {
-	t.Helper()
-	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](fmt.Sprintf(visibleJS, id)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // deathProbe is the page's own cycle and the death message, read at once.
 type deathProbe struct {
 	Alive, InRound bool
@@ -84,21 +72,21 @@ func TestBrowserSoloSummary(t *testing.T) {
 				}
 				return false
 			})
-			var shown float64
+			var seen float64
 			waitFor(t, "the death message", 2*time.Second, func() bool {
 				d := p.deathProbe(t)
-				shown = d.At
+				seen = d.At
 				return d.Msg
 			})
 			msg := p.text(t, "#death-msg")
-			t.Logf("death message %q %.0f ms after the frame that showed the crash was read", msg, shown-died)
-			if shown-died > 500 {
-				t.Errorf("the death message came %.0f ms after the crash, want within 500 ms", shown-died)
+			t.Logf("death message %q %.0f ms after the frame that showed the crash was read", msg, seen-died)
+			if seen-died > 500 {
+				t.Errorf("the death message came %.0f ms after the crash, want within 500 ms", seen-died)
 			}
 			if !strings.HasPrefix(msg, "Derezzed — ") || !causeRE.MatchString(strings.TrimPrefix(msg, "Derezzed — ")) {
 				t.Errorf("death message %q does not say what killed the player", msg)
 			}
-			waitFor(t, "the summary", 15*time.Second, func() bool { return p.visible(t, "summary") })
+			waitFor(t, "the summary", 15*time.Second, func() bool { return shown(t, p, "summary") })
 			start := time.Now()
 			title, you := p.text(t, "#summary-title"), p.text(t, "#summary-you")
 			t.Logf("summary %q / %q", title, you)
@@ -111,8 +99,13 @@ func TestBrowserSoloSummary(t *testing.T) {
 			if !strings.HasPrefix(title, "Round ") {
 				t.Errorf("#summary-title %q", title)
 			}
+			shotTaken := false
 			for time.Since(start) < 5*time.Second {
-				if !p.visible(t, "summary") {
+				if !shotTaken && time.Since(start) > 2*time.Second {
+					shot(t, p, fmt.Sprintf("solo-%dx%d-summary", vp.w, vp.h))
+					shotTaken = true
+				}
+				if !shown(t, p, "summary") {
 					t.Fatalf("the summary went after %v, want at least 5 s", time.Since(start).Round(time.Millisecond))
 				}
 				l := readLayout(t, p, hudIDs)
@@ -122,19 +115,45 @@ func TestBrowserSoloSummary(t *testing.T) {
 				}
 				time.Sleep(250 * time.Millisecond)
 			}
-			shot(t, p, fmt.Sprintf("solo-%dx%d-summary", vp.w, vp.h))
 			final := p.text(t, "#summary-title")
 			if !strings.Contains(final, "win") && !strings.Contains(final, "nobody won") {
 				t.Errorf("#summary-title %q after the round names no winner and says not why", final)
 			}
-			if vp.touch {
-				if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.ID("summary-close"))); err != nil {
+			switch {
+			case vp.w == 390:
+				// Watch again, then back to the lobby: the round is in
+				// Recent rounds, and the list fits the phone's width.
+				if !clickOn(t, p, "watchagain") {
+					t.Fatal("Watch again is not on screen 5 s after the summary came")
+				}
+				replayPlaying(t, p, "")
+				if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.ID("replay-back"))); err != nil {
 					t.Fatal(err)
 				}
-			} else if err := chromedp.Do(p.ctx, key(true, "Escape", 27), key(false, "Escape", 27)); err != nil {
-				t.Fatal(err)
+				waitFor(t, "the round in Recent rounds", 30*time.Second, func() bool { return visible(t, p, "#replays button.watch") })
+				fit, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]float64](`(() => {
+				  const t = document.querySelector("#replays table"), box = document.getElementById("replays");
+				  const b = document.querySelector("#replays button.watch").getBoundingClientRect();
+				  return [t.getBoundingClientRect().width, box.clientWidth, b.left, b.right, innerWidth];
+				})()`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(fit) != 5 || fit[0] > fit[1]+1 || fit[2] < 0 || fit[3] > fit[4] {
+					shot(t, p, "recent-rounds-390")
+					t.Errorf("Recent rounds overflow the phone's width: table %.0f px in %.0f, Watch from %.0f to %.0f of %.0f", fit[0], fit[1], fit[2], fit[3], fit[4])
+				}
+			case vp.touch:
+				if !clickOn(t, p, "summary-close") {
+					t.Fatal("Close is not on screen 5 s after the summary came")
+				}
+				waitFor(t, "the summary to close", 2*time.Second, func() bool { return !shown(t, p, "summary") })
+			default:
+				if err := chromedp.Do(p.ctx, key(true, "Escape", 27), key(false, "Escape", 27)); err != nil {
+					t.Fatal(err)
+				}
+				waitFor(t, "the summary to close", 2*time.Second, func() bool { return !shown(t, p, "summary") })
 			}
-			waitFor(t, "the summary to close", 2*time.Second, func() bool { return !p.visible(t, "summary") })
 			noErrors(t, p)
 		})
 	}
@@ -146,7 +165,7 @@ func TestBrowserMatchSummary(t *testing.T) {
 	browserTests(t)
 	addr := startServerSettings(t, "SP_LIMIT_ROUNDS 2\nLIMIT_ROUNDS 2\nBOTS 1\n")
 	p := playIn(t, browser(t), "http://"+addr, "match", "Matcher")
-	waitFor(t, "the match summary", 150*time.Second, func() bool { return p.visible(t, "match-summary") })
+	waitFor(t, "the match summary", 150*time.Second, func() bool { return shown(t, p, "match-summary") })
 	title, table := p.text(t, "#match-summary-title"), p.text(t, "#match-summary-table")
 	t.Logf("match summary %q / %q", title, table)
 	if !strings.HasPrefix(title, "Match over — ") || !strings.Contains(title, "win") && !strings.Contains(title, "tie") {
@@ -157,7 +176,7 @@ func TestBrowserMatchSummary(t *testing.T) {
 	}
 	start := time.Now()
 	for time.Since(start) < 5*time.Second {
-		if !p.visible(t, "match-summary") {
+		if !shown(t, p, "match-summary") {
 			t.Fatalf("the match summary went after %v, want at least 5 s", time.Since(start).Round(time.Millisecond))
 		}
 		time.Sleep(250 * time.Millisecond)
@@ -181,7 +200,7 @@ func TestBrowserFirstVisit(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", vp.w, vp.h), func(t *testing.T) {
 			b := browser(t)
 			lobby := openPage(t, b, "http://"+addr+"/", screen(vp.w, vp.h, vp.touch))
-			waitFor(t, "the lobby", 10*time.Second, func() bool { return lobby.visible(t, "howto") })
+			waitFor(t, "the lobby", 10*time.Second, func() bool { return shown(t, lobby, "howto") })
 			bottom, err := chromedp.Run(lobby.ctx, chromedp.Evaluate[bool](`document.getElementById("howto").getBoundingClientRect().bottom <= innerHeight`))
 			if err != nil {
 				t.Fatal(err)
@@ -194,7 +213,7 @@ func TestBrowserFirstVisit(t *testing.T) {
 				p := playIn(t, b, "http://"+addr, fmt.Sprintf("first%d-%d", vp.w, visit), "Newbie", screen(vp.w, vp.h, vp.touch))
 				seen := false
 				waitFor(t, "a countdown and the ride after it", 60*time.Second, func() bool {
-					seen = seen || p.visible(t, "controls-hint")
+					seen = seen || shown(t, p, "controls-hint")
 					return riding(t, p)
 				})
 				hint := p.text(t, "#controls-hint")

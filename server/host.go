@@ -428,7 +428,9 @@ func (h *roomHost) onRound(rec history.RoundRecord, names []string) {
 	m := h.srv.metrics
 	m.rounds.Inc()
 	h.rounds++
-	h.srv.replays.round(h.name, h.rounds, rec, names)
+	if humanRode(rec) {
+		h.srv.replays.round(h.name, h.rounds, rec, names)
+	}
 }
 
 func (h *roomHost) onDesync(d room.Desync) {

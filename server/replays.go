@@ -13,6 +13,7 @@ import (
 	"webtron/history"
 	"webtron/replay"
 	"webtron/room"
+	"webtron/sim"
 )
 
 // replayWriter writes replay files on a goroutine of its own, so a slow disk
@@ -105,6 +106,41 @@ func (w *replayWriter) round(name string, n int64, rec history.RoundRecord, name
 	now := time.Now()
 	path := filepath.Join(w.dir, replaysDir, dirName(name), fmt.Sprintf("%d-%d%s", now.UnixMilli(), n, replay.Ext))
 	w.submit(path, &replay.File{Kind: replay.KindRound, Room: name, Round: n, Created: now, Names: names, Record: rec})
+}
+
+// humanRode reports whether a human rode in the round rec records. Rounds
+// of bots alone are not written (issue 22): they filled the lobby's Recent
+// rounds with seconds-long draws nobody played, and nobody watches them
+// again. A record that does not decode is written, for its reader to say
+// what is wrong with it.
+func humanRode(rec history.RoundRecord) bool {
+	s, err := sim.UnmarshalState(rec.Start)
+	if err != nil {
+		return true
+	}
+	var human [sim.MaxPlayers]bool
+	for i := range human {
+		c := s.Cycle(i)
+		if c.InRound && c.Human {
+			return true
+		}
+		human[i] = c.Present && c.Human
+	}
+	for _, te := range rec.Events {
+		p := int(te.Ev.Player)
+		if p >= sim.MaxPlayers {
+			continue
+		}
+		switch te.Ev.Kind {
+		case sim.EvJoin:
+			human[p] = te.Ev.Arg&sim.JoinHuman != 0
+		case sim.EvSpawn:
+			if human[p] {
+				return true // spawned into the countdown
+			}
+		}
+	}
+	return false
 }
 
 // desync queues the reproduction of a client's hash mismatch.

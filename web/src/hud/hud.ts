@@ -133,7 +133,8 @@ export class Hud {
     const ph = f.phase;
     if (ph === Phase.Play && this.lastPhase === Phase.Prepare) this.goUntil = now + 800;
     this.lastPhase = ph;
-    const hint = this.hints && (ph === Phase.Prepare || (ph === Phase.Play && now < this.goUntil));
+    // The summary, while it lasts into a countdown, comes first: the hint follows once it closes.
+    const hint = this.hints && !this.summary.visible && (ph === Phase.Prepare || (ph === Phase.Play && now < this.goUntil));
     if (this.hint.hidden === hint) this.hint.hidden = !hint;
     let big = "";
     let small = "";

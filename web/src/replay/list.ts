@@ -47,7 +47,7 @@ export class RecentRounds {
     this.shownKey = key;
     const table = el("table");
     const head = el("tr");
-    head.append(el("th", "Room"), el("th", "Players"), el("th", "Winner"), el("th", "Length"), el("th", "When"), el("th"));
+    head.append(el("th", "Room"), el("th", "Players"), el("th", "Winner"), el("th", "Length", "len"), el("th", "When", "when"), el("th"));
     table.append(head);
     for (const r of rounds) table.append(this.row(r));
     this.list.replaceChildren(table);
@@ -75,8 +75,8 @@ export class RecentRounds {
       players.append(...(i > 0 ? [", ", s] : [s]));
     });
     const winner = r.damaged ? "?" : r.decided ? (r.winner >= 0 ? r.winnerName : "draw") : "—";
-    tr.append(el("td", r.room || "?", "rname"), players, el("td", winner), el("td", r.damaged ? "" : fmtClock(r.seconds)),
-      el("td", fmtAgo(r.createdMs)), last);
+    tr.append(el("td", r.room || "?", "rname"), players, el("td", winner, "winner"), el("td", r.damaged ? "" : fmtClock(r.seconds), "len"),
+      el("td", fmtAgo(r.createdMs), "when"), last);
     return tr;
   }
 
