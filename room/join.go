@@ -35,6 +35,9 @@ func (r *Room) join(c ConnID, h *proto.Hello, arrived, now time.Duration) *proto
 		r.welcome(c, -1, nil, clientTime, now)
 		return nil
 	}
+	if humans, _ := r.Humans(); r.cfg.Private && (h.Spectate || len(h.Token) == 0 && humans > 0) {
+		return &proto.Error{Code: proto.CloseRoomFull, Text: ErrPrivate.Error()}
+	}
 	if h.Spectate || len(h.Token) == 0 { // a token brings back a player with its name
 		var e *proto.Error
 		if name, e = r.claimName(name, clean(h.Name, proto.MaxNameLen, "<>") == "", now); e != nil {

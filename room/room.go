@@ -62,6 +62,10 @@ type Config struct {
 	QuietHeartbeat time.Duration
 	Reconnect      time.Duration // how long a dropped player keeps its cycle and token (default 30 s)
 	ChatEvery      time.Duration // minimum spacing of one client's chat lines (default 500 ms)
+	// Private makes a room for one player (the lobby's Practice): it
+	// refuses spectators, and a player without a reconnect token while
+	// another human holds a seat (connected, or expected back).
+	Private bool
 	// Clock reads the time as the room's messages leave (the server's
 	// clock): a ping's send time and a pong's hold are stamped with it, not
 	// with the time Tick was given, which a wake-up that first runs the ticks
@@ -142,6 +146,7 @@ const DefaultQuietHeartbeat = time.Second
 var (
 	ErrRoomFull = errors.New("room: no free seat")
 	ErrToken    = errors.New("room: unknown or expired reconnect token")
+	ErrPrivate  = errors.New("room: a practice room is its one player's: start your own from the lobby")
 )
 
 // member is one player slot's server-side bookkeeping, human or bot.

@@ -17,6 +17,7 @@ func (s *Server) routes() {
 	mux.HandleFunc("/ws", s.serveWS)
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.HandleFunc("GET /api/rooms", s.serveRooms)
+	mux.HandleFunc("POST /api/practice", s.servePractice)
 	mux.HandleFunc("GET /api/replays", s.serveReplays)
 	mux.HandleFunc("GET /api/replays/{id}", s.serveReplay)
 	mux.HandleFunc("GET /replay/{id}", s.serveReplayPage)
@@ -40,20 +41,31 @@ type RoomInfo struct {
 	Spectators int    `json:"spectators"`
 	Node       string `json:"node,omitempty"` // the node that holds it (cluster only)
 	cluster.RoomTeams
+	// Private marks a Practice room, which no listing shows; BotSkill is
+	// its bots' skill. Neither is in /api/rooms.
+	Private  bool `json:"-"`
+	BotSkill int  `json:"-"`
 }
 
 // Rooms lists the open rooms, sorted by name, with their population as of
-// each room's last tick.
+// each room's last tick: every room, Practice rooms included (Private).
 func (s *Server) Rooms() []RoomInfo {
 	s.mu.Lock()
 	list := make([]RoomInfo, 0, len(s.rooms))
 	for name, h := range s.rooms {
 		p := h.pop.Load()
-		list = append(list, RoomInfo{Name: name, Players: int(p.players), Bots: int(p.bots), Spectators: int(p.spectators), RoomTeams: p.teams})
+		list = append(list, RoomInfo{Name: name, Players: int(p.players), Bots: int(p.bots), Spectators: int(p.spectators), RoomTeams: p.teams,
+			Private: h.private, BotSkill: h.skill})
 	}
 	s.mu.Unlock()
 	slices.SortFunc(list, func(a, b RoomInfo) int { return strings.Compare(a.Name, b.Name) })
 	return list
+}
+
+// publicRooms is Rooms without the Practice rooms: what the lobby, the
+// status page and the cluster's heartbeats show.
+func (s *Server) publicRooms() []RoomInfo {
+	return slices.DeleteFunc(s.Rooms(), func(r RoomInfo) bool { return r.Private })
 }
 
 func (s *Server) serveRooms(w http.ResponseWriter, _ *http.Request) {
@@ -111,7 +123,7 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	statusPage.Execute(w, s.Rooms())
+	statusPage.Execute(w, s.publicRooms())
 }
 
 // popTotals sums the rooms' published populations.

@@ -77,9 +77,11 @@ func (s *Server) startCluster() error {
 func (g *clusterNode) status() cluster.NodeInfo {
 	s := g.s
 	t := s.population()
-	rooms := s.Rooms()
+	rooms := s.publicRooms()
+	// Practice rooms are nobody else's business, but they take places:
+	// the rooms this node may still open are what MaxRooms says less them.
 	info := cluster.NodeInfo{Rooms: make([]cluster.RoomInfo, len(rooms)), Players: t.players, Connections: t.conns,
-		MaxPlayers: s.cfg.MaxPlayers, MaxRooms: s.cfg.MaxRooms, Draining: g.draining.Load()}
+		MaxPlayers: s.cfg.MaxPlayers, MaxRooms: s.cfg.MaxRooms - (t.rooms - len(rooms)), Draining: g.draining.Load()}
 	for i, r := range rooms {
 		info.Rooms[i] = cluster.RoomInfo{Name: r.Name, Players: r.Players, Bots: r.Bots, Spectators: r.Spectators, RoomTeams: r.RoomTeams}
 	}
@@ -143,6 +145,9 @@ func (g *clusterNode) join(c *conn, name string, hello *proto.Hello) *reason {
 	if err != nil {
 		s.log.Warn("cluster: cannot read a room's lease", "room", name, "err", err)
 		return &reasonBusy
+	}
+	if isPractice(name) && (!held || !node.Alive(owner)) {
+		return &reasonPracticeGone // only /api/practice opens one, leased to its node
 	}
 	if !held || !node.Alive(owner) {
 		// Nobody alive holds the room: it opens on the node with the most
@@ -334,7 +339,7 @@ func (s *Server) stopCluster() {
 // lobby is /api/rooms: this node's rooms and, in a cluster, every live
 // node's, each with the node that holds it.
 func (s *Server) lobby() []RoomInfo {
-	own := s.Rooms()
+	own := s.publicRooms()
 	if s.cl == nil {
 		return own
 	}

@@ -62,6 +62,11 @@ type roomHost struct {
 	stop  chan struct{} // closed by Shutdown
 	done  chan struct{} // closed when the goroutine has returned
 
+	// Set at creation: a Practice room (/api/practice) is private, left
+	// out of the lobby, and its bots have the skill it was asked for.
+	private bool
+	skill   int
+
 	// Guarded by srv.mu: connections attached (including joins in flight);
 	// reclaimed marks a host removed from srv.rooms.
 	refs      int
@@ -142,14 +147,20 @@ func (h *roomHost) teams() cluster.RoomTeams {
 // would otherwise write one every hash report.
 const dumpEvery = 10 * time.Second
 
-func newRoomHost(s *Server, name string, seed uint64) (*roomHost, error) {
+// newRoomHost makes room name's host: a public room, or with practice > 0
+// a private one for one player against bots of that skill (at least one).
+func newRoomHost(s *Server, name string, seed uint64, practice int) (*roomHost, error) {
 	h := &roomHost{srv: s, name: name, inbox: make(chan inbound, 1024), later: make(chan inbound, laterCap), stop: make(chan struct{}),
-		done: make(chan struct{}), conns: map[room.ConnID]*conn{}, empty: -1}
+		done: make(chan struct{}), conns: map[room.ConnID]*conn{}, empty: -1, private: practice > 0}
 	h.pop.Store(&counts{})
 	m := s.metrics
 	h.accepted, h.postponed, h.refused = m.events.WithLabelValues("accepted"), m.events.WithLabelValues("postponed"), m.events.WithLabelValues("refused")
 	h.resent = m.datagrams.WithLabelValues("resent")
 	cfg := s.roomConfig(seed)
+	if h.private {
+		cfg.Private, cfg.BotSkill, cfg.Bots = true, practice, max(cfg.Bots, 1)
+	}
+	h.skill = cfg.BotSkill
 	cfg.OnRound = h.onRound
 	cfg.OnDesync = h.onDesync
 	r, err := room.New(name, cfg, s.now(), h)

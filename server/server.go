@@ -127,31 +127,44 @@ func (s *Server) attach(c *conn, name string) (*roomHost, *reason) {
 		return nil, &reasonShutdown
 	}
 	h := s.rooms[name]
+	if h == nil && isPractice(name) {
+		return nil, &reasonPracticeGone // only /api/practice opens one
+	}
 	if h == nil {
-		if len(s.rooms) >= s.cfg.MaxRooms {
-			return nil, &reasonRooms
+		var why *reason
+		if h, why = s.openRoom(name, c.addr, 0); why != nil {
+			return nil, why
 		}
-		if !s.takeRoom(c.addr, s.now()) {
-			return nil, &reasonAddrRooms
-		}
-		s.nextSeed++
-		var err error
-		h, err = newRoomHost(s, name, s.nextSeed*0x9e3779b97f4a7c15)
-		if err != nil {
-			s.log.Error("server: cannot make room", "room", name, "err", err)
-			r := reason{label: "room_error", text: "cannot make the room", status: 1011, tell: true}
-			return nil, &r
-		}
-		s.rooms[name] = h
-		s.roomWG.Add(1)
-		go func() {
-			defer s.roomWG.Done()
-			h.run()
-		}()
-		s.log.Info("server: room opened", "room", name)
 	}
 	h.refs++
 	c.host = h
+	return h, nil
+}
+
+// openRoom opens room name for a client at addr, spending one of the
+// address's new rooms: a public room, or with practice > 0 a private one
+// whose bots have that skill (/api/practice). Called with s.mu held.
+func (s *Server) openRoom(name string, addr netip.Prefix, practice int) (*roomHost, *reason) {
+	if len(s.rooms) >= s.cfg.MaxRooms {
+		return nil, &reasonRooms
+	}
+	if !s.takeRoom(addr, s.now()) {
+		return nil, &reasonAddrRooms
+	}
+	s.nextSeed++
+	h, err := newRoomHost(s, name, s.nextSeed*0x9e3779b97f4a7c15, practice)
+	if err != nil {
+		s.log.Error("server: cannot make room", "room", name, "err", err)
+		r := reason{label: "room_error", text: "cannot make the room", status: 1011, tell: true}
+		return nil, &r
+	}
+	s.rooms[name] = h
+	s.roomWG.Add(1)
+	go func() {
+		defer s.roomWG.Done()
+		h.run()
+	}()
+	s.log.Info("server: room opened", "room", name, "practice", practice)
 	return h, nil
 }
 
