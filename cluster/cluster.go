@@ -17,6 +17,13 @@
 // TTL markers). The package knows nothing of rooms beyond their names: the
 // server (server/cluster.go) decides what a lost lease or a dead node means
 // for its players.
+//
+// No stranger gets in: the nodes share a cluster secret, from which the
+// embedded servers' route authorization and mutual TLS and the heartbeats'
+// signatures are derived (secret.go); an embedded server's client port
+// takes only its own node; external servers take the node's credentials.
+// A node trusts, to place rooms on and to proxy players to, only the nodes
+// whose signed heartbeats it hears.
 package cluster
 
 import (
@@ -26,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -36,6 +44,7 @@ import (
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 )
 
 // Options configures a node. Zero durations take the defaults noted.
@@ -44,19 +53,30 @@ type Options struct {
 	PublicURL string // http(s)://host:port where players and other nodes reach this node
 
 	// NATS, when set, connects to these servers of an existing NATS cluster
-	// as a client. Otherwise the node embeds a NATS server of its own.
+	// as a client (nats:// or tls://, no credentials in them). Otherwise the
+	// node embeds a NATS server of its own.
 	NATS []string
 	// ClusterAddr is the embedded server's route port (HOST:PORT) and Routes
 	// the other nodes' (nats://HOST:PORT): with them the embedded servers
-	// form one NATS cluster. Without ClusterAddr the embedded server stands
-	// alone (a cluster of one node).
+	// form one NATS cluster, over mutual TLS and with the route password
+	// (both from Secret unless TLS names certificates). Without ClusterAddr
+	// the embedded server stands alone (a cluster of one node) and listens
+	// on no port at all.
 	ClusterAddr string
 	Routes      []string
-	// ClientAddr, when set, opens the embedded server's client port
-	// (HOST:PORT) for tools such as the nats CLI; by default it has none and
-	// the node talks to it in-process.
-	ClientAddr string
-	StoreDir   string // the embedded server's JetStream storage (required when embedding)
+	StoreDir    string // the embedded server's JetStream storage (required when embedding)
+
+	// Secret is the cluster secret, the same on every node, at least
+	// MinSecret bytes (secret.go says what is derived from it). Required.
+	Secret []byte
+	// TLS: with NATS, the CA of the servers and this node's client
+	// certificate; when embedding, the route certificates.
+	TLS TLSFiles
+	// How this node authenticates to the NATS servers (NATS only): a
+	// credentials file (JWT and nkey seed), an nkey seed file, or a user and
+	// password; at most one of them.
+	Creds, NKey    string
+	User, Password string
 
 	// Replicas of the lease bucket: 0 picks 3 when the node has routes or
 	// external servers, 1 when it stands alone. Never mix nats-server 2.9
@@ -108,6 +128,35 @@ func (o *Options) defaults() error {
 	if len(o.Routes) > 0 && o.ClusterAddr == "" {
 		return fmt.Errorf("%w: --nats-routes needs --nats-cluster (this node's route port)", ErrOptions)
 	}
+	if len(o.Secret) < MinSecret {
+		return fmt.Errorf("%w: the cluster secret (WEBTRON_NATS_SECRET or --nats-secret-file) has %d bytes, want at least %d: "+
+			"the same random value on every node, e.g. from `openssl rand -hex 32`", ErrOptions, len(o.Secret), MinSecret)
+	}
+	ways := 0
+	for _, v := range []string{o.Creds, o.NKey, o.User} {
+		if v != "" {
+			ways++
+		}
+	}
+	if ways > 1 {
+		return fmt.Errorf("%w: give one of a NATS credentials file, an nkey seed file, or a user and password", ErrOptions)
+	}
+	if o.Password != "" && o.User == "" {
+		return fmt.Errorf("%w: a NATS password needs a user", ErrOptions)
+	}
+	if len(o.NATS) == 0 && ways > 0 {
+		return fmt.Errorf("%w: NATS credentials are for external servers (--nats); the embedded ones authenticate with the cluster secret", ErrOptions)
+	}
+	for _, s := range o.NATS {
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
+			return fmt.Errorf("%w: --nats entry %q: want nats://HOST:PORT or tls://HOST:PORT", ErrOptions, s)
+		}
+		if u.User != nil {
+			return fmt.Errorf("%w: --nats entry %s carries credentials, which every local user can read in the process list: "+
+				"use --nats-creds, --nats-nkey, or --nats-user with WEBTRON_NATS_PASSWORD or --nats-password-file", ErrOptions, u.Redacted())
+		}
+	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v
@@ -144,6 +193,7 @@ type Node struct {
 	opt  Options
 	log  *slog.Logger
 	inc  string // incarnation: tells a restarted node from its former self
+	keys keys   // derived from the cluster secret
 	ns   *natsserver.Server
 	nc   *nats.Conn
 	js   jetstream.JetStream
@@ -155,10 +205,12 @@ type Node struct {
 	kv    jetstream.KeyValue // nil until the bucket is ready
 	ready chan struct{}      // closed once the bucket is ready
 
-	leader  atomic.Pointer[string] // the lease stream's leader (leaderLoop)
-	leases  leaseTable
-	reg     registry
-	metrics Metrics
+	leader     atomic.Pointer[string] // the lease stream's leader (leaderLoop)
+	forgedLog  atomic.Int64           // when a forged heartbeat was last logged (unix ns)
+	refusedLog atomic.Int64           // when a refused reconnection was last logged (unix ns)
+	leases     leaseTable
+	reg        registry
+	metrics    Metrics
 }
 
 // Start joins the cluster: it starts the embedded NATS server (unless
@@ -169,17 +221,19 @@ func Start(o Options) (*Node, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	n := &Node{opt: o, log: o.Logger.With("node", o.Name), inc: newIncarnation(), ready: make(chan struct{})}
+	n := &Node{opt: o, log: o.Logger.With("node", o.Name), inc: newIncarnation(), ready: make(chan struct{}), keys: deriveKeys(o.Secret)}
 	n.leases.init()
 	n.reg.init(o.Name)
 	n.ctx, n.stop = context.WithCancel(context.Background())
 	var err error
+	var client nkeys.KeyPair
 	if len(o.NATS) == 0 {
-		if n.ns, err = startEmbedded(&o, n.log); err != nil {
+		if n.ns, client, err = startEmbedded(&o, &n.keys, n.log); err != nil {
 			return nil, err
 		}
 	}
-	if n.nc, err = n.connect(); err != nil {
+	n.log.Info("cluster: joining", "secret_id", n.keys.id)
+	if n.nc, err = n.connect(client); err != nil {
 		n.shutdownServer()
 		return nil, err
 	}
@@ -209,26 +263,103 @@ func newIncarnation() string {
 
 // connect opens this node's NATS connection: in-process to the embedded
 // server, or to the external servers. It reconnects forever: a node cut off
-// from NATS keeps serving the rooms it has.
-func (n *Node) connect() (*nats.Conn, error) {
+// from NATS keeps serving the rooms it has. A first attempt that the
+// servers refuse (credentials, TLS) is an error: a node that would retry
+// forever with what will never work says so at start instead.
+func (n *Node) connect(client nkeys.KeyPair) (*nats.Conn, error) {
 	opts := []nats.Option{nats.Name("webtron " + n.opt.Name), nats.MaxReconnects(-1),
-		nats.ReconnectWait(250 * time.Millisecond), nats.RetryOnFailedConnect(true),
+		nats.ReconnectWait(250 * time.Millisecond), nats.IgnoreAuthErrorAbort(),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
 				n.log.Warn("cluster: NATS disconnected", "err", err)
 			}
 		}),
+		nats.ReconnectErrHandler(func(_ *nats.Conn, err error) {
+			if refused(err) && oncePer(&n.refusedLog, time.Minute) {
+				n.log.Error("cluster: NATS refused this node; retrying", "err", err, "check", n.authHint())
+			}
+		}),
 		nats.ReconnectHandler(func(c *nats.Conn) { n.log.Info("cluster: NATS reconnected", "server", c.ConnectedUrlRedacted()) })}
 	url := strings.Join(n.opt.NATS, ",")
 	if n.ns != nil {
-		opts = append(opts, nats.InProcessServer(n.ns))
+		pub, err := client.PublicKey()
+		if err != nil {
+			return nil, fmt.Errorf("cluster: the embedded server's client key: %w", err)
+		}
+		opts = append(opts, nats.InProcessServer(n.ns), nats.Nkey(pub, client.Sign))
 		url = ""
+	} else {
+		o := n.opt
+		switch {
+		case o.Creds != "":
+			opts = append(opts, nats.UserCredentials(o.Creds))
+		case o.NKey != "":
+			opt, err := nats.NkeyOptionFromSeed(o.NKey)
+			if err != nil {
+				return nil, fmt.Errorf("%w: nkey seed file: %v", ErrOptions, err)
+			}
+			opts = append(opts, opt)
+		case o.User != "":
+			opts = append(opts, nats.UserInfo(o.User, o.Password))
+		}
+		if o.TLS.set() {
+			tc, err := o.TLS.config(false)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, nats.Secure(tc))
+		}
 	}
 	nc, err := nats.Connect(url, opts...)
+	if err != nil && !refused(err) {
+		// Unreachable for now: start, and keep trying.
+		nc, err = nats.Connect(url, append(opts, nats.RetryOnFailedConnect(true))...)
+	}
 	if err != nil {
+		if refused(err) {
+			return nil, fmt.Errorf("cluster: the NATS servers %s refused this node: %w (check %s)", url, err, n.authHint())
+		}
 		return nil, fmt.Errorf("cluster: connecting to NATS %s: %w", url, err)
 	}
 	return nc, nil
+}
+
+// refused reports whether err is a NATS server's refusal of this client:
+// its credentials or its TLS (a certificate not trusted either way, which
+// nats.go reports as ErrTLS, or an alert from the server), which retrying
+// will not change. A timeout is no refusal.
+func refused(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return false
+	}
+	var op *net.OpError // "remote error: tls: certificate required", read after the handshake
+	return errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) ||
+		errors.Is(err, nats.ErrAuthRevoked) || errors.Is(err, nats.ErrAccountAuthExpired) ||
+		errors.Is(err, nats.ErrSecureConnRequired) || errors.Is(err, nats.ErrSecureConnWanted) ||
+		errors.Is(err, nats.ErrTLS) || (errors.As(err, &op) && op.Op == "remote error")
+}
+
+// authHint names what a node's NATS refusal depends on.
+func (n *Node) authHint() string {
+	var got []string
+	o := n.opt
+	for _, v := range []struct {
+		set  bool
+		what string
+	}{
+		{o.Creds != "", "the credentials file " + o.Creds}, {o.NKey != "", "the nkey seed file " + o.NKey},
+		{o.User != "", "the user " + o.User + " and its password (WEBTRON_NATS_PASSWORD or --nats-password-file)"},
+		{o.TLS.CA != "", "the CA " + o.TLS.CA}, {o.TLS.Cert != "", "the client certificate " + o.TLS.Cert},
+	} {
+		if v.set {
+			got = append(got, v.what)
+		}
+	}
+	if len(got) == 0 {
+		return "the servers' authorization: this node gives no credentials (--nats-creds, --nats-nkey or --nats-user) and no TLS settings (--nats-ca, --nats-cert)"
+	}
+	return strings.Join(got, ", ")
 }
 
 // Name returns this node's name.

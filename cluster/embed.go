@@ -4,23 +4,37 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	natsserver "github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nkeys"
 )
 
 // clusterName is the NATS cluster the embedded servers form.
 const clusterName = "webtron"
 
-// startEmbedded runs this node's own NATS server with JetStream. It listens
-// for clients only when Options.ClientAddr asks it to, and on the route port
-// only when clustering.
-func startEmbedded(o *Options, log *slog.Logger) (*natsserver.Server, error) {
+// startEmbedded runs this node's own NATS server with JetStream. Its only
+// client is this process: when clustering, NATS needs a client port open
+// before it routes, and that port (on loopback) takes only the holder of
+// an nkey made at random for this run, which never leaves the process. Its
+// routes, when clustering, are mutual TLS and carry the route password
+// (secret.go). It returns the server and the client's nkey.
+func startEmbedded(o *Options, k *keys, log *slog.Logger) (*natsserver.Server, nkeys.KeyPair, error) {
+	client, err := nkeys.CreateUser()
+	if err != nil {
+		return nil, nil, fmt.Errorf("cluster: the embedded server's client key: %w", err)
+	}
+	pub, err := client.PublicKey()
+	if err != nil {
+		return nil, nil, fmt.Errorf("cluster: the embedded server's client key: %w", err)
+	}
 	so := &natsserver.Options{
 		ServerName: o.Name,
-		DontListen: o.ClientAddr == "",
+		DontListen: true,
+		Nkeys:      []*natsserver.NkeyUser{{Nkey: pub}},
 		JetStream:  true,
 		StoreDir:   o.StoreDir,
 		// Leases are a few hundred bytes each: keep JetStream from
@@ -30,42 +44,47 @@ func startEmbedded(o *Options, log *slog.Logger) (*natsserver.Server, error) {
 		NoSigs:             true,
 		NoLog:              true,
 	}
-	if o.ClientAddr != "" {
-		host, port, err := splitHostPort(o.ClientAddr)
-		if err != nil {
-			return nil, fmt.Errorf("%w: NATS client address: %v", ErrOptions, err)
-		}
-		so.Host, so.Port = host, port
-	}
 	if o.ClusterAddr != "" {
 		host, port, err := splitHostPort(o.ClusterAddr)
 		if err != nil {
-			return nil, fmt.Errorf("%w: --nats-cluster: %v", ErrOptions, err)
+			return nil, nil, fmt.Errorf("%w: --nats-cluster: %v", ErrOptions, err)
 		}
-		so.Cluster = natsserver.ClusterOpts{Name: clusterName, Host: host, Port: port}
-		if so.DontListen {
+		tc, err := o.TLS.config(true)
+		if !o.TLS.set() {
+			tc, err = k.routeTLS(o.Name)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		so.Cluster = natsserver.ClusterOpts{Name: clusterName, Host: host, Port: port,
+			Username: routeUser, Password: k.routePass, TLSConfig: tc, TLSTimeout: 5,
 			// Routing starts only once a client port is open: give it one
 			// on loopback, on a free port, and tell no client about it.
-			so.DontListen, so.Host, so.Port, so.Cluster.NoAdvertise = false, "127.0.0.1", -1, true
-		}
-		so.Routes = natsserver.RoutesFromStr(strings.Join(o.Routes, ","))
-		for i, r := range so.Routes {
-			if r == nil || r.Host == "" {
-				return nil, fmt.Errorf("%w: --nats-routes entry %d: want nats://HOST:PORT", ErrOptions, i+1)
+			NoAdvertise: true}
+		so.DontListen, so.Host, so.Port = false, "127.0.0.1", -1
+		for i, r := range o.Routes {
+			u, err := url.Parse(r)
+			if err != nil || u.Scheme != "nats" || u.Host == "" || u.Port() == "" {
+				return nil, nil, fmt.Errorf("%w: --nats-routes entry %d %q: want nats://HOST:PORT", ErrOptions, i+1, r)
 			}
+			if u.User != nil {
+				return nil, nil, fmt.Errorf("%w: --nats-routes entry %d carries credentials: routes authenticate with the cluster secret", ErrOptions, i+1)
+			}
+			u.User = url.UserPassword(routeUser, k.routePass)
+			so.Routes = append(so.Routes, u)
 		}
 	}
 	ns, err := natsserver.NewServer(so)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: embedded NATS server: %w", err)
+		return nil, nil, fmt.Errorf("cluster: embedded NATS server: %w", err)
 	}
-	ns.SetLoggerV2(slogLogger{log.With("nats", "server")}, false, false, false)
+	ns.SetLoggerV2(slogLogger{log.With("nats", "server"), k.id}, false, false, false)
 	go ns.Start()
 	if !ns.ReadyForConnections(10 * time.Second) {
 		ns.Shutdown()
-		return nil, fmt.Errorf("cluster: embedded NATS server not ready in 10 s (route port %q)", o.ClusterAddr)
+		return nil, nil, fmt.Errorf("cluster: embedded NATS server not ready in 10 s (route port %q)", o.ClusterAddr)
 	}
-	return ns, nil
+	return ns, client, nil
 }
 
 func splitHostPort(a string) (string, int, error) {
@@ -81,12 +100,33 @@ func splitHostPort(a string) (string, int, error) {
 }
 
 // slogLogger passes the embedded server's notices and warnings to the
-// node's log; its debug and trace lines are dropped.
-type slogLogger struct{ l *slog.Logger }
+// node's log; its debug and trace lines are dropped. A route refused for
+// its credentials or certificate is an error, said in words that point to
+// the likely cause.
+type slogLogger struct {
+	l  *slog.Logger
+	id string // the secret's fingerprint
+}
+
+// RouteRefused begins the log line of a route that failed its TLS
+// handshake or its authorization.
+const RouteRefused = "cluster: a NATS route was refused"
 
 func (s slogLogger) Noticef(format string, v ...any) { s.l.Debug(fmt.Sprintf(format, v...)) }
-func (s slogLogger) Warnf(format string, v ...any)   { s.l.Warn(fmt.Sprintf(format, v...)) }
+func (s slogLogger) Warnf(format string, v ...any)   { s.errorf(format, v...) }
 func (s slogLogger) Fatalf(format string, v ...any)  { s.l.Error(fmt.Sprintf(format, v...)) }
-func (s slogLogger) Errorf(format string, v ...any)  { s.l.Warn(fmt.Sprintf(format, v...)) } // it retries by itself
+func (s slogLogger) Errorf(format string, v ...any)  { s.errorf(format, v...) }
 func (s slogLogger) Debugf(string, ...any)           {}
 func (s slogLogger) Tracef(string, ...any)           {}
+
+func (s slogLogger) errorf(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	if strings.Contains(msg, " - rid:") && (strings.Contains(msg, "TLS route handshake error") ||
+		strings.Contains(msg, "Authorization Violation") || strings.Contains(msg, "authentication error")) {
+		s.l.Error(RouteRefused+": the other side is not a node of this cluster, or has another cluster secret "+
+			"(WEBTRON_NATS_SECRET or --nats-secret-file: the same on every node) or other route certificates",
+			"secret_id", s.id, "detail", msg)
+		return
+	}
+	s.l.Warn(msg) // errors of a route or a client: it retries by itself
+}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,9 +26,10 @@ func TestClusterFigures(t *testing.T) {
 	ports := freePorts(t, 12)
 	routes := ports[6:9]
 	var urls []string
+	auth := newNATSAuth(t)
 	for i := range 3 {
 		name := fmt.Sprintf("ns%d", i+1)
-		p := natsServer(t, dir, name, ports[3+i], routes[i], routes, ports[9+i])
+		p := natsServer(t, dir, name, auth, ports[3+i], routes[i], routes, ports[9+i])
 		t.Cleanup(func() { p.stop(3 * time.Second) })
 		urls = append(urls, fmt.Sprintf("nats://127.0.0.1:%d", ports[3+i]))
 	}
@@ -38,8 +38,9 @@ func TestClusterFigures(t *testing.T) {
 		name := fmt.Sprintf("n%d", i+1)
 		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
 		mine := append([]string{urls[i]}, slices.Delete(slices.Clone(urls), i, i+1)...)
+		args, env := auth.nodeArgs(mine)
 		nodes[i] = &node{addr: addr, proc: proc{t: t, name: name, log: filepath.Join(dir, name+".log"),
-			args: nodeArgs(name, addr, filepath.Join(dir, name), "--nats", strings.Join(mine, ","))}}
+			args: nodeArgs(name, addr, filepath.Join(dir, name), args...), env: env}}
 		nodes[i].start()
 		t.Cleanup(func() { nodes[i].stop(8 * time.Second) })
 	}

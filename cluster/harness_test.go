@@ -82,6 +82,7 @@ type proc struct {
 	t    *testing.T
 	name string
 	args []string
+	env  []string // besides the test's environment and the cluster secret
 	log  string
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -94,6 +95,7 @@ func (p *proc) start() {
 		p.t.Fatal(err)
 	}
 	p.cmd = exec.Command(p.args[0], p.args[1:]...)
+	p.cmd.Env = append(os.Environ(), append([]string{"WEBTRON_NATS_SECRET=" + string(testSecret)}, p.env...)...) // the nodes' cluster secret
 	p.cmd.Stdout, p.cmd.Stderr = f, f
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := p.cmd.Start(); err != nil {
@@ -248,20 +250,45 @@ func owners(n *node) (map[string]string, error) {
 	return m, nil
 }
 
+// natsAuth is how the tests' Debian NATS servers take the nodes in: TLS
+// with client certificates of a test CA, and a user whose password the
+// nodes read from WEBTRON_NATS_PASSWORD.
+type natsAuth struct{ ca, serverCert, serverKey, cert, key string }
+
+const natsPassword = "the-tests-nats-password"
+
+func newNATSAuth(t *testing.T) natsAuth {
+	ca := newPKI(t)
+	_, sc, sk := ca.issue(t, true)
+	_, cc, ck := ca.issue(t, false)
+	return natsAuth{ca: ca.file, serverCert: sc, serverKey: sk, cert: cc, key: ck}
+}
+
+// nodeArgs are a node's flags for these servers (urls) and env its
+// environment.
+func (a natsAuth) nodeArgs(urls []string) (args, env []string) {
+	return []string{"--nats", strings.Join(urls, ","), "--nats-user", "webtron",
+			"--nats-ca", a.ca, "--nats-cert", a.cert, "--nats-key", a.key},
+		[]string{"WEBTRON_NATS_PASSWORD=" + natsPassword}
+}
+
 // natsServer runs Debian's nats-server (2.9.10 on Debian 12) with a config
-// of its own: JetStream on, its own ports and store.
+// of its own: JetStream on, its own ports and store, clients taken in as
+// auth says, routes with a password.
 // A monitor port (0: none) serves /varz.
-func natsServer(t *testing.T, dir, name string, port, route int, routes []int, monitor ...int) *proc {
+func natsServer(t *testing.T, dir, name string, auth natsAuth, port, route int, routes []int, monitor ...int) *proc {
 	t.Helper()
 	var rs []string
 	for _, r := range routes {
-		rs = append(rs, fmt.Sprintf("nats://127.0.0.1:%d", r))
+		rs = append(rs, fmt.Sprintf("nats://route:route-password@127.0.0.1:%d", r))
 	}
 	conf := fmt.Sprintf(`server_name: %s
 listen: 127.0.0.1:%d
+tls { cert_file: %q, key_file: %q, ca_file: %q, verify: true }
+authorization { user: webtron, password: %q }
 jetstream { store_dir: %q, max_memory_store: 64MB, max_file_store: 1GB }
-cluster { name: webtron-test, listen: 127.0.0.1:%d, routes: [%s] }
-`, name, port, filepath.Join(dir, name), route, strings.Join(rs, ", "))
+cluster { name: webtron-test, listen: 127.0.0.1:%d, authorization { user: route, password: route-password }, routes: [%s] }
+`, name, port, auth.serverCert, auth.serverKey, auth.ca, natsPassword, filepath.Join(dir, name), route, strings.Join(rs, ", "))
 	if len(monitor) > 0 {
 		conf += fmt.Sprintf("http: 127.0.0.1:%d\n", monitor[0])
 	}

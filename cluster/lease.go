@@ -16,11 +16,11 @@ import (
 // room, its value the owner (Owner as JSON).
 const Bucket = "webtron-rooms"
 
-// Owner is a lease's holder, as stored in the bucket.
+// Owner is a lease's holder, as stored in the bucket. It names no URL: a
+// node reaches the holder at the URL of its signed heartbeats (Peer).
 type Owner struct {
 	Node        string `json:"node"`
 	Incarnation string `json:"inc"`
-	URL         string `json:"url"`
 	Rev         uint64 `json:"-"` // the key's revision when read
 }
 
@@ -162,7 +162,7 @@ func (n *Node) HeldSince(room string) time.Time {
 }
 
 func (n *Node) self() Owner {
-	return Owner{Node: n.opt.Name, Incarnation: n.inc, URL: n.opt.PublicURL}
+	return Owner{Node: n.opt.Name, Incarnation: n.inc}
 }
 
 func (n *Node) mine(o Owner) bool { return o.Node == n.opt.Name && o.Incarnation == n.inc }
@@ -210,7 +210,7 @@ func (n *Node) Claim(ctx context.Context, room string, target NodeInfo) (Owner, 
 		delete(n.leases.pending, room)
 		n.leases.mu.Unlock()
 	}()
-	return n.claim(ctx, kv, room, Owner{Node: target.Name, Incarnation: target.Incarnation, URL: target.URL})
+	return n.claim(ctx, kv, room, Owner{Node: target.Name, Incarnation: target.Incarnation})
 }
 
 func (n *Node) claim(ctx context.Context, kv jetstream.KeyValue, room string, want Owner) (Owner, error) {

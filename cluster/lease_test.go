@@ -35,9 +35,12 @@ func (l *lost) get() []string {
 	return append([]string(nil), l.rooms...)
 }
 
+// testSecret is the cluster secret of the tests' nodes.
+var testSecret = []byte("the-tests-cluster-secret-0123456789")
+
 func startNode(t *testing.T, url, name string, l *lost) *cluster.Node {
 	t.Helper()
-	n, err := cluster.Start(cluster.Options{Name: name, PublicURL: "http://" + name + ":1", NATS: []string{url}, Replicas: 1,
+	n, err := cluster.Start(cluster.Options{Name: name, PublicURL: "http://" + name + ":1", NATS: []string{url}, Replicas: 1, Secret: testSecret,
 		LeaseTTL: 3 * time.Second, Renew: 300 * time.Millisecond, Heartbeat: 100 * time.Millisecond, DeadAfter: 500 * time.Millisecond,
 		OnLost: l.add, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Status: func() cluster.NodeInfo { return cluster.NodeInfo{MaxPlayers: 100, MaxRooms: 10} }})
@@ -96,8 +99,8 @@ func TestRenewFences(t *testing.T) {
 			t.Fatalf("acquire %s: %+v, %v", room, o, err)
 		}
 	}
-	mine, _ := json.Marshal(cluster.Owner{Node: "a", Incarnation: a.Incarnation(), URL: a.URL()})
-	other, _ := json.Marshal(cluster.Owner{Node: "b", Incarnation: "x", URL: "http://b:1"})
+	mine, _ := json.Marshal(cluster.Owner{Node: "a", Incarnation: a.Incarnation()})
+	other, _ := json.Marshal(cluster.Owner{Node: "b", Incarnation: "x"})
 	if _, err := kv.Put(ctx, key("taken"), other); err != nil {
 		t.Fatal(err)
 	}
@@ -206,5 +209,57 @@ func TestPlaceSpreads(t *testing.T) {
 	rooms := cluster.NodeInfo{MaxPlayers: 10, MaxRooms: 1, Rooms: []cluster.RoomInfo{{Name: "x"}}}
 	if full.Free() != 0 || drain.Free() != 0 || rooms.Free() != 0 {
 		t.Fatalf("free: full %d draining %d out of rooms %d, want 0", full.Free(), drain.Free(), rooms.Free())
+	}
+}
+
+// TestForgedHeartbeatsDropped: heartbeats published by someone with access
+// to NATS but not the cluster secret change nothing: a node with room for
+// everyone is not heard (nor placed on), one in the name of a live node
+// does not replace it, a goodbye in its name does not remove it.
+func TestForgedHeartbeatsDropped(t *testing.T) {
+	url := natstest.Start(t)
+	a := startNode(t, url, "a", &lost{})
+	b := startNode(t, url, "b", &lost{})
+	until(t, 3*time.Second, "a hears b", func() bool { return len(a.Nodes()) == 2 })
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var forged [][]byte
+	for _, f := range []cluster.NodeInfo{
+		{Name: "evil", Incarnation: "x", URL: "http://evil.example:1", MaxPlayers: 1 << 30, MaxRooms: 1 << 20},
+		{Name: "b", Incarnation: "x", URL: "http://evil.example:1", MaxPlayers: 1 << 30, MaxRooms: 1 << 20},
+		{Name: "b", Incarnation: b.Incarnation(), Gone: true},
+	} {
+		data, _ := json.Marshal(f)
+		forged = append(forged, data)
+	}
+	// Forgeries all along, as fast as heartbeats come: each would last
+	// until the next true heartbeat, or DeadAfter.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			for _, f := range forged {
+				nc.Publish("webtron.nodes", f) // the heartbeats' subject
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	until(t, 3*time.Second, "forgeries dropped", func() bool { return a.Metrics().Forged.Load() >= uint64(10*len(forged)) })
+	for i := range 20 {
+		nodes := a.Nodes()
+		if len(nodes) != 2 || nodes[1].Name != "b" || nodes[1].Incarnation != b.Incarnation() || nodes[1].URL != b.URL() {
+			t.Fatalf("a hears %+v", nodes)
+		}
+		if n, _ := a.Place(fmt.Sprintf("room-%d", i), 8); n.Name != "a" && n.Name != "b" {
+			t.Fatalf("a room placed on %q", n.Name)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -80,9 +80,10 @@ func TestClusterDebianNATS(t *testing.T) {
 	var urls []string
 	servers := map[string]*proc{}
 	var all []*proc
+	auth := newNATSAuth(t)
 	for i := range 3 {
 		name := fmt.Sprintf("ns%d", i+1)
-		p := natsServer(t, dir, name, ports[3+i], routes[i], routes)
+		p := natsServer(t, dir, name, auth, ports[3+i], routes[i], routes)
 		servers[name] = p
 		all = append(all, p)
 		urls = append(urls, fmt.Sprintf("nats://127.0.0.1:%d", ports[3+i]))
@@ -98,8 +99,9 @@ func TestClusterDebianNATS(t *testing.T) {
 		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
 		// Each node lists its own server first, as on one machine each.
 		mine := append([]string{urls[i]}, slices.Delete(slices.Clone(urls), i, i+1)...)
+		args, env := auth.nodeArgs(mine)
 		nodes[i] = &node{addr: addr, proc: proc{t: t, name: name, log: filepath.Join(dir, name+".log"),
-			args: nodeArgs(name, addr, filepath.Join(dir, name), "--nats", strings.Join(mine, ","))}}
+			args: nodeArgs(name, addr, filepath.Join(dir, name), args...), env: env}}
 	}
 	c := &clusterRun{t: t, nodes: nodes, drain: true, leader: func(name string) *proc { return servers[name] }}
 	c.run()

@@ -43,12 +43,15 @@ type TeamInfo struct {
 	Score   int64 `json:"score"`
 }
 
-// NodeInfo is what a node tells the others every heartbeat, and one entry
-// of /api/nodes. The JSON keys are a contract.
+// NodeInfo is what a node tells the others every heartbeat, and (Public)
+// one entry of /api/nodes. The JSON keys are a contract.
 type NodeInfo struct {
-	Name        string     `json:"name"`
-	Incarnation string     `json:"incarnation"`
-	URL         string     `json:"url"`
+	Name string `json:"name"`
+	// Incarnation and URL are for the nodes only (a goodbye names the
+	// incarnation it ends; the URL is on the nodes' private network):
+	// Public leaves them out.
+	Incarnation string     `json:"incarnation,omitempty"`
+	URL         string     `json:"url,omitempty"`
 	Rooms       []RoomInfo `json:"rooms"`
 	Players     int        `json:"players"`     // humans seated in this node's rooms
 	Connections int        `json:"connections"` // sockets open on this node, proxied ones included
@@ -66,6 +69,12 @@ type NodeInfo struct {
 	Gone        bool   `json:"gone,omitempty"` // a goodbye: the node is stopping
 	// SeenAgoMs is how long ago its last heartbeat arrived (in /api/nodes).
 	SeenAgoMs int64 `json:"seen_ago_ms"`
+}
+
+// Public is the node as /api/nodes shows it to anyone.
+func (i NodeInfo) Public() NodeInfo {
+	i.Incarnation, i.URL = "", ""
+	return i
 }
 
 // Free is the node's free capacity for placing a room: player places left,
@@ -99,9 +108,17 @@ func (r *registry) init(self string) {
 	r.peers = map[string]*peer{}
 }
 
+// sigHeader carries a heartbeat's signature (secret.go): a heartbeat
+// without it, or signed with another secret, is dropped.
+const sigHeader = "Webtron-Sig"
+
 func (r *registry) subscribe(n *Node) error {
 	r.since = time.Now()
 	_, err := n.nc.Subscribe(subject, func(m *nats.Msg) {
+		if !n.keys.verify(m.Data, m.Header.Get(sigHeader)) {
+			n.forged(m.Data)
+			return
+		}
 		var info NodeInfo
 		if json.Unmarshal(m.Data, &info) != nil || info.Name == "" {
 			return
@@ -120,6 +137,42 @@ func (r *registry) subscribe(n *Node) error {
 		return fmt.Errorf("cluster: subscribing to heartbeats: %w", err)
 	}
 	return n.nc.Flush()
+}
+
+// forged counts a heartbeat that failed its signature and says so, once a
+// minute at most: a node with another secret, or someone who is no node.
+func (n *Node) forged(b []byte) {
+	n.metrics.Forged.Add(1)
+	if !oncePer(&n.forgedLog, time.Minute) {
+		return
+	}
+	var who struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(b, &who)
+	n.log.Error("cluster: dropped a heartbeat not signed with this cluster's secret: a node with another secret "+
+		"(WEBTRON_NATS_SECRET or --nats-secret-file: the same on every node), or someone who is no node",
+		"claims_to_be", who.Name, "secret_id", n.keys.id, "dropped_so_far", n.metrics.Forged.Load())
+}
+
+// oncePer reports whether d has passed since it last said true for last
+// (unix ns): a log line that could come many times a second comes once.
+func oncePer(last *atomic.Int64, d time.Duration) bool {
+	now, was := time.Now().UnixNano(), last.Load()
+	return now-was >= int64(d) && last.CompareAndSwap(was, now)
+}
+
+// publish sends a heartbeat (or a goodbye), signed.
+func (n *Node) publish(info NodeInfo) {
+	b, err := json.Marshal(info)
+	if err != nil {
+		return
+	}
+	m := nats.NewMsg(subject)
+	m.Data = b
+	m.Header.Set(sigHeader, n.keys.sign(b))
+	n.metrics.HeartbeatBytes.Add(uint64(len(b)))
+	n.nc.PublishMsg(m)
 }
 
 // info fills in what the node itself knows.
@@ -156,18 +209,10 @@ func (n *Node) announceLoop() {
 
 // Announce sends a heartbeat now (the loop sends one every
 // Options.Heartbeat): a node that starts draining says so at once.
-func (n *Node) Announce() {
-	b, err := json.Marshal(n.info())
-	if err != nil {
-		return
-	}
-	n.metrics.HeartbeatBytes.Add(uint64(len(b)))
-	n.nc.Publish(subject, b)
-}
+func (n *Node) Announce() { n.publish(n.info()) }
 
 func (r *registry) bye(n *Node) {
-	b, _ := json.Marshal(NodeInfo{Name: n.opt.Name, Incarnation: n.inc, Gone: true})
-	n.nc.Publish(subject, b)
+	n.publish(NodeInfo{Name: n.opt.Name, Incarnation: n.inc, Gone: true})
 }
 
 // Nodes returns the live nodes, this one first, then by name. This node's
@@ -216,6 +261,19 @@ func (n *Node) Alive(o Owner) bool {
 		return false
 	}
 	return p.info.Incarnation == o.Incarnation
+}
+
+// Peer returns the live node that holds a lease as o names it: heard
+// within DeadAfter, in a heartbeat signed with the cluster's secret, as the
+// same incarnation. Its URL is the only one the node proxies players to.
+func (n *Node) Peer(o Owner) (NodeInfo, bool) {
+	n.reg.mu.Lock()
+	defer n.reg.mu.Unlock()
+	p := n.reg.peers[o.Node]
+	if p == nil || time.Since(p.seen) >= n.opt.DeadAfter || p.info.Incarnation != o.Incarnation {
+		return NodeInfo{}, false
+	}
+	return p.info, true
 }
 
 // Place picks the node for a new room: the one with the most free capacity,
@@ -269,6 +327,7 @@ type Metrics struct {
 	RenewFailures  atomic.Uint64 // renewals that failed without losing the lease
 	Losses         atomic.Uint64 // leases found held by another node
 	HeartbeatBytes atomic.Uint64 // heartbeat payload bytes sent
+	Forged         atomic.Uint64 // heartbeats dropped: not signed with the cluster's secret
 }
 
 // Metrics returns the node's counters.

@@ -32,7 +32,7 @@ func startNode(t *testing.T, natsURL, name string, maxPlayers int) string {
 	addr := ln.Addr().String()
 	s, err := server.New(server.Config{Web: web.Handler(), Bots: 3, Policy: clock.Policy{Charity: clock.AutoCharity},
 		DataDir: dataDir(t), MaxPlayers: maxPlayers, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Cluster: &cluster.Options{Name: name, PublicURL: "http://" + addr, NATS: []string{natsURL}, Replicas: 1,
+		Cluster: &cluster.Options{Name: name, PublicURL: "http://" + addr, NATS: []string{natsURL}, Replicas: 1, Secret: []byte("the-tests-cluster-secret-0123456789"),
 			Heartbeat: 200 * time.Millisecond, DeadAfter: time.Second}})
 	if err != nil {
 		t.Fatal(err)

@@ -172,7 +172,18 @@ func (g *clusterNode) join(c *conn, name string, hello *proto.Hello) *reason {
 		_, why := s.attach(c, name)
 		return why
 	}
-	return g.forward(c, owner.URL, hello)
+	if c.hop >= maxHops {
+		return &reasonElsewhere
+	}
+	// The owner is reached at the URL of its own signed heartbeats, never
+	// at one a lease names: a lease is only as trustworthy as whoever may
+	// write the bucket. An owner not heard yet (this node just started) is
+	// settled by trying again.
+	peer, ok := node.Peer(owner)
+	if !ok {
+		return &reasonBusy
+	}
+	return g.forward(c, peer.URL, hello)
 }
 
 // hasRoom reports whether room name is open here.
@@ -363,11 +374,16 @@ func (s *Server) lobby() []RoomInfo {
 	return own
 }
 
-// serveNodes is /api/nodes: the live nodes, this one first.
+// serveNodes is /api/nodes: the live nodes, this one first, as the public
+// may see them.
 func (g *clusterNode) serveNodes(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	json.NewEncoder(w).Encode(g.node.Nodes())
+	nodes := g.node.Nodes()
+	for i := range nodes {
+		nodes[i] = nodes[i].Public()
+	}
+	json.NewEncoder(w).Encode(nodes)
 }
 
 // Cluster metric names.
@@ -381,6 +397,7 @@ const (
 	MetricLeaseTakeovers = "webtron_lease_takeovers_total"
 	MetricProxied        = "webtron_proxied_connections"
 	MetricHeartbeatBytes = "webtron_cluster_heartbeat_bytes_total"
+	MetricForged         = "webtron_cluster_heartbeats_forged_total"
 )
 
 func (g *clusterNode) registerMetrics(reg *prometheus.Registry) {
@@ -400,4 +417,5 @@ func (g *clusterNode) registerMetrics(reg *prometheus.Registry) {
 	counter(MetricLeaseLosses, "Leases found held by another node (their rooms closed here).", func() float64 { return float64(m.Losses.Load()) })
 	counter(MetricLeaseTakeovers, "Leases taken from dead nodes.", func() float64 { return float64(m.Takeovers.Load()) })
 	counter(MetricHeartbeatBytes, "Heartbeat payload bytes sent.", func() float64 { return float64(m.HeartbeatBytes.Load()) })
+	counter(MetricForged, "Heartbeats dropped: not signed with the cluster secret.", func() float64 { return float64(m.Forged.Load()) })
 }

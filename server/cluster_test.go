@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,10 +23,13 @@ import (
 // glue between leases and rooms (fencing, release, drain). The process
 // tests in package cluster run several nodes.
 
+// clusterSecret is the cluster secret of the tests' nodes.
+var clusterSecret = []byte("the-tests-cluster-secret-0123456789")
+
 func clusterServer(t *testing.T, url string, mutate func(*Config)) *testServer {
 	t.Helper()
 	s := newTestServer(t, func(c *Config) {
-		c.Cluster = &cluster.Options{Name: "a", PublicURL: "http://127.0.0.1:1", NATS: []string{url}, Replicas: 1,
+		c.Cluster = &cluster.Options{Name: "a", PublicURL: "http://127.0.0.1:1", NATS: []string{url}, Replicas: 1, Secret: clusterSecret,
 			LeaseTTL: 2 * time.Second, Renew: 200 * time.Millisecond, Heartbeat: 100 * time.Millisecond, DeadAfter: 500 * time.Millisecond}
 		if mutate != nil {
 			mutate(c)
@@ -70,7 +76,7 @@ func TestClusterLostLeaseClosesRoom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := json.Marshal(cluster.Owner{Node: "b", Incarnation: "x", URL: "http://b:1"})
+	other, _ := json.Marshal(cluster.Owner{Node: "b", Incarnation: "x"})
 	if _, err := kv.Put(t.Context(), leaseKey("x"), other); err != nil {
 		t.Fatal(err)
 	}
@@ -135,5 +141,90 @@ func TestClusterDrain(t *testing.T) {
 	_, held, err := s.cl.node.Lookup(t.Context(), "z")
 	if err != nil || held {
 		t.Fatalf("lease after the drain: held %v, err %v", held, err)
+	}
+}
+
+// TestClusterProxiesOnlyToTrustedNodes: a party with access to NATS but
+// not the cluster secret announces a node "b" with room for everyone, at a
+// URL of its own, and writes the lease of room "far" in b's name. No player
+// goes there: b is no node this one trusts, so "far" is taken over and
+// played here, and new rooms open here too.
+func TestClusterProxiesOnlyToTrustedNodes(t *testing.T) {
+	var hits atomic.Int64
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		http.Error(w, "evil", http.StatusTeapot)
+	}))
+	defer evil.Close()
+	url := natstest.Start(t)
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	beat, _ := json.Marshal(cluster.NodeInfo{Name: "b", Incarnation: "x", URL: evil.URL, MaxPlayers: 1 << 30, MaxRooms: 1 << 20, Rooms: []cluster.RoomInfo{}})
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			nc.Publish("webtron.nodes", beat) // the heartbeats' subject
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	s := clusterServer(t, url, nil)
+	js, _ := jetstream.New(nc)
+	kv, err := js.KeyValue(t.Context(), cluster.Bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As leases were written when they named a URL.
+	if _, err := kv.Put(t.Context(), leaseKey("far"), []byte(`{"node":"b","inc":"x","url":"`+evil.URL+`"}`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, room := range []string{"far", "new"} {
+		p := player(t, s.url, headless.Options{Name: "ann", Room: room, Spectate: true})
+		p.Close()
+		if !s.hasRoom(room) {
+			t.Fatalf("room %s did not open here", room)
+		}
+		if o, held, err := s.cl.node.Lookup(t.Context(), room); err != nil || !held || o.Node != "a" {
+			t.Fatalf("lease of %s: %+v held %v err %v, want this node's", room, o, held, err)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("%d requests reached the URL a stranger named", n)
+	}
+	for _, n := range s.cl.node.Nodes() {
+		if n.Name == "b" {
+			t.Fatal("the node counts the stranger's b among the live nodes")
+		}
+	}
+}
+
+// TestClusterNodesPublic: /api/nodes tells the public neither a node's
+// incarnation (with it, anyone on NATS could say goodbye in a node's name)
+// nor its URL on the nodes' network.
+func TestClusterNodesPublic(t *testing.T) {
+	s := clusterServer(t, natstest.Start(t), nil)
+	resp, err := s.ts.Client().Get(s.ts.URL + "/api/nodes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var nodes []map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&nodes); err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes) != 1 || nodes[0]["name"] != "a" {
+		t.Fatalf("/api/nodes: %v", nodes)
+	}
+	for _, k := range []string{"incarnation", "url"} {
+		if _, ok := nodes[0][k]; ok {
+			t.Fatalf("/api/nodes shows %q: %v", k, nodes[0])
+		}
 	}
 }

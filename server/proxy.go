@@ -51,13 +51,11 @@ var serverMax = func() int {
 // again. Retried here, it held the join 3.1 s for nothing (issue 21).
 var reasonElsewhere = reasonBusy
 
-// forward proxies c to the node at base (its public URL), sending hello
-// first. On failure the client is told to try again: the owner may have
+// forward proxies c to the node at base (its public URL, as its signed
+// heartbeats give it: clusterNode.join), sending hello first. On failure
+// the client is told to try again: the owner may have
 // died, and the next attempt finds the room taken over.
 func (g *clusterNode) forward(c *conn, base string, hello *proto.Hello) *reason {
-	if c.hop >= maxHops {
-		return &reasonElsewhere
-	}
 	u := "ws" + strings.TrimPrefix(base, "http") + "/ws"
 	h := http.Header{hopHeader: {strconv.Itoa(c.hop + 1)}}
 	if c.remote != "" {
