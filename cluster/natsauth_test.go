@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/big"
@@ -36,7 +37,10 @@ import (
 // loopback until the test ends; it returns its client URL.
 func authServer(t *testing.T, o *natsserver.Options) string {
 	t.Helper()
-	o.Host, o.Port, o.JetStream, o.StoreDir, o.NoSigs, o.NoLog = "127.0.0.1", -1, true, t.TempDir(), true, true
+	if o.Port == 0 {
+		o.Port = -1
+	}
+	o.Host, o.JetStream, o.StoreDir, o.NoSigs, o.NoLog = "127.0.0.1", true, t.TempDir(), true, true
 	ns, err := natsserver.NewServer(o)
 	if err != nil {
 		t.Fatal(err)
@@ -249,5 +253,32 @@ func TestNATSOptionsRefused(t *testing.T) {
 		if strings.Contains(err.Error(), "hunter2") {
 			t.Fatalf("the error shows the password: %q", err)
 		}
+	}
+}
+
+// TestNATSUnreachableAtStart: a node whose NATS servers are not up yet
+// starts at once and joins when they come up (a refusal stops it; an
+// absence does not).
+func TestNATSUnreachableAtStart(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	start := time.Now()
+	n, err := cluster.Start(authOpts(fmt.Sprintf("nats://127.0.0.1:%d", port), func(*cluster.Options) {}))
+	if err != nil {
+		t.Fatalf("start with the servers down: %v", err)
+	}
+	defer n.Close()
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("start took %v with the servers down", d)
+	}
+	authServer(t, &natsserver.Options{Port: port})
+	select {
+	case <-n.Ready():
+	case <-time.After(15 * time.Second):
+		t.Fatal("lease bucket not ready once the server came up")
 	}
 }

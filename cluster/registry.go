@@ -136,6 +136,12 @@ func (r *registry) subscribe(n *Node) error {
 	if err != nil {
 		return fmt.Errorf("cluster: subscribing to heartbeats: %w", err)
 	}
+	if !n.nc.IsConnected() {
+		// Still connecting (the servers are not up yet): the subscription
+		// is made when the connection is, and until this node hears itself
+		// it takes nobody for dead (Alive).
+		return nil
+	}
 	return n.nc.Flush()
 }
 
