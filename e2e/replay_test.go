@@ -353,6 +353,19 @@ func TestBrowserReplay(t *testing.T) {
 	checkHash(t, p, f, "after the seek bar")
 	replayMinimap(t, p)
 
+	// The end: the round's final state and its result, not the next round.
+	keys(p, kb.End)
+	waitFor(t, "the last tick", 10*time.Second, func() bool { return replayState(t, p).DrawnTick == r.End })
+	if r.End != f.Record.EndTick-1 {
+		t.Errorf("the replay ends at tick %d, want %d (the round's last, before the next began)", r.End, f.Record.EndTick-1)
+	}
+	waitFor(t, "the round's result at the end", 5*time.Second, func() bool { return shown(t, p, "replay-summary") })
+	if got := text(t, p, `document.getElementById("replay-summary").textContent`); !strings.HasPrefix(got, "Round ") ||
+		!strings.Contains(got, "win") && !strings.Contains(got, "nobody won") {
+		t.Errorf("the replay's end says %q", got)
+	}
+	checkHash(t, p, f, "at the end")
+
 	// The round as Rider saw it (V), then the overhead view's camera (Q, E).
 	keys(p, "v")
 	waitFor(t, "Rider's view", 10*time.Second, func() bool { return replayState(t, p).View == you })
@@ -393,6 +406,17 @@ func TestBrowserReplay(t *testing.T) {
 	pause(t, q)
 	checkHash(t, q, f, "by link")
 	noErrors(t, q)
+
+	// A link that follows someone who was not in the round: a brief line,
+	// gone at a click.
+	ghost := openPage(t, browser(t), fmt.Sprintf("%s/replay/%s?follow=Ghost", base, id))
+	replayPlaying(t, ghost, id)
+	waitFor(t, "the note on Ghost", 5*time.Second, func() bool { return shown(t, ghost, "replay-note") })
+	if !clickOn(t, ghost, "replay-note") {
+		t.Fatal("the note cannot be clicked")
+	}
+	waitFor(t, "the note to go", 2*time.Second, func() bool { return !shown(t, ghost, "replay-note") })
+	noErrors(t, ghost)
 
 	// Damaged: a changed byte (the checksum), and changed turns (the hashes).
 	raw, err := os.ReadFile(path)

@@ -60,7 +60,12 @@ type Player struct {
 	rate       int64
 	dt         time.Duration
 	start, end int64
-	opt        Options
+	// last is the last tick shown: the round's final state. A round's record
+	// ends (EndTick) after the tick that started the next round, whose
+	// empty arena is no way to end a replay (issue 22); only the load pass
+	// steps there, to check the record's last hash.
+	last int64
+	opt  Options
 
 	evTicks []int64     // tick of each event, sorted
 	evs     []sim.Event // parallel to evTicks
@@ -104,7 +109,7 @@ func New(f *replay.File, opt Options) (*Player, error) {
 		return nil, errwrap.Wrap(replay.ErrCorrupt, "start snapshot at tick "+itoa(st.Tick())+" for a round of ticks "+itoa(rec.StartTick)+".."+itoa(rec.EndTick))
 	}
 	p := &Player{file: f, rec: rec, rate: st.Config().TickRate, start: rec.StartTick, end: rec.EndTick, opt: opt,
-		scan: st, decided: -1, winner: -1}
+		last: max(rec.EndTick-1, rec.StartTick), scan: st, decided: -1, winner: -1}
 	p.dt = time.Second / time.Duration(p.rate)
 	if p.opt.SnapEvery <= 0 {
 		p.opt.SnapEvery = p.rate
@@ -132,7 +137,7 @@ func (p *Player) File() *replay.File { return p.file }
 func (p *Player) TickRate() int64 { return p.rate }
 
 // Range returns the first and last tick that can be shown.
-func (p *Player) Range() (start, end int64) { return p.start, p.end }
+func (p *Player) Range() (start, end int64) { return p.start, p.last }
 
 // Tick returns the tick shown.
 func (p *Player) Tick() int64 { return p.cur.Tick() }
@@ -246,8 +251,8 @@ func (p *Player) scanTick() {
 // SeekTick shows tick (between the ends of Range): it loads up to there if
 // needed, then restores the nearest snapshot or keyframe and steps.
 func (p *Player) SeekTick(tick int64) error {
-	if tick < p.start || tick > p.end {
-		return errwrap.Wrap(ErrRange, itoa(tick)+" not in "+itoa(p.start)+".."+itoa(p.end))
+	if tick < p.start || tick > p.last {
+		return errwrap.Wrap(ErrRange, itoa(tick)+" not in "+itoa(p.start)+".."+itoa(p.last))
 	}
 	if tick > p.scan.Tick() {
 		p.Load(tick - p.scan.Tick())
@@ -264,7 +269,7 @@ func (p *Player) SeekTick(tick int64) error {
 
 // Step moves n ticks (backward when negative), within the round.
 func (p *Player) Step(n int64) error {
-	t := min(max(p.Tick()+n, p.start), p.end)
+	t := min(max(p.Tick()+n, p.start), p.last)
 	if n == 1 && t == p.Tick()+1 && p.sight != nil { // her view steps with its rollbacks
 		if t > p.scan.Tick() {
 			p.Load(t - p.scan.Tick())

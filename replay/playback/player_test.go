@@ -196,3 +196,34 @@ func TestStatedResultChecked(t *testing.T) {
 		t.Fatalf("stated result not checked: %v", err)
 	}
 }
+
+// TestEndsOnTheRound: the last tick a replay shows is its round's final
+// state, the round over with its winner, not the next round's empty arena
+// (the record's EndTick, after the tick that started it).
+func TestEndsOnTheRound(t *testing.T) {
+	f := duelRun(t).longest()
+	p, err := Open(mustMarshal(t, f), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.LoadAll()
+	start, end := p.Range()
+	if err := p.SeekTick(start); err != nil {
+		t.Fatal(err)
+	}
+	round, match := p.State().Round()
+	if err := p.SeekTick(end); err != nil {
+		t.Fatal(err)
+	}
+	r, m := p.State().Round()
+	ph, _ := p.State().Phase()
+	if r != round || m != match || ph != sim.PhaseOver {
+		t.Fatalf("the last tick shown (%d) is in round %d of match %d, phase %d; want round %d of match %d, over", end, r, m, ph, round, match)
+	}
+	if end != f.Record.EndTick-1 {
+		t.Fatalf("the last tick shown is %d, want %d: the one before the next round began", end, f.Record.EndTick-1)
+	}
+	if err := p.Damaged(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -12,6 +12,7 @@ import { Cause } from "../core/layout";
 import type { Remote } from "../core/remote";
 import { $, el, setText } from "../hud/dom";
 import { line } from "../hud/killfeed";
+import { winnerText } from "../hud/summary";
 import { colorCSS } from "../render/colors";
 import { Minimap } from "../render/minimap";
 import type { Renderer } from "../render/renderer";
@@ -199,7 +200,7 @@ export class ReplayPage {
     view.replaceChildren(option("-1", "What happened"), ...info.players.filter((p) => p.sight).map((p) => option(String(p.slot), `As ${p.name} saw it`)));
     view.disabled = view.options.length < 2;
     const who = this.opt.follow ? info.players.find((p) => p.name === this.opt.follow) : undefined;
-    if (this.opt.follow && !who) this.note(`No player called ${this.opt.follow} in this round.`, 4000);
+    if (this.opt.follow && !who) this.note(`${this.opt.follow} did not ride in this round: watching it from above.`, 4000);
     this.setFollow(who ? who.slot : -1);
     const c: { seek?: number; play: boolean } = { play: true };
     if (this.opt.t !== undefined && this.opt.t > 0) c.seek = info.start + Math.round(this.opt.t * info.tickRate);
@@ -231,6 +232,7 @@ export class ReplayPage {
       }
       this.renderer.draw(this.frame, this.follow, dt);
       if (this.frames % 2 === 0) this.minimap.update(this.frame, this.renderer.trails, this.follow);
+      this.ending();
       this.frames++;
       if (this.firstFrameMs < 0) this.firstFrameMs = now;
     }
@@ -238,6 +240,15 @@ export class ReplayPage {
   }
 
   // --- the overlay ---
+
+  /** ending shows the round's result on its last tick, where the replay ends. */
+  private ending(): void {
+    const i = this.info;
+    const at = i !== null && this.frame.tick === i.end;
+    const box = $("replay-summary");
+    if (at && box.hidden) setText(box, `Round ${i.round} — ${winnerText(this.frame, (id) => this.name(id))}`);
+    if (box.hidden === at) box.hidden = !at;
+  }
 
   private hud(): void {
     const i = this.info;
@@ -409,6 +420,7 @@ export class ReplayPage {
     const signal = this.abort.signal;
     const on = (id: string, ev: string, f: (e: Event) => void) => $(id).addEventListener(ev, f, { signal });
     on("replay-back", "click", () => this.exit());
+    on("replay-note", "click", () => this.note(""));
     on("replay-play", "click", () => this.togglePlay());
     on("replay-stepback", "click", () => this.control({ step: -1 }));
     on("replay-stepfwd", "click", () => this.control({ step: 1 }));
