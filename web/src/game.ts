@@ -14,14 +14,14 @@ import type { Notice } from "./core/messages";
 import type { Remote } from "./core/remote";
 import { Chat } from "./hud/chat";
 import { Debug } from "./hud/debug";
-import { $ } from "./hud/dom";
+import { $, setText } from "./hud/dom";
 import { Hud } from "./hud/hud";
 import type { Sound } from "./hud/sound";
 import { attachKeyboard, type Command, type InputSink } from "./input/keyboard";
 import { attachTouch } from "./input/touch";
 import { wsURL } from "./net/socket";
 import type { TransportKind } from "./net/transport";
-import { clearToken, loadToken, saveToken } from "./net/token";
+import { clearToken, heldElsewhere, loadToken, onHeldElsewhere, saveToken } from "./net/token";
 import { Perf } from "./perf";
 import { Minimap } from "./render/minimap";
 import type { Renderer } from "./render/renderer";
@@ -33,7 +33,9 @@ export interface GameOptions {
   mindReader: boolean;
 }
 
-/** A tab hidden this long lets go of its connection until it is shown again. */
+/** A spectator's tab hidden this long lets go of its connection until it is
+ * shown again. A player's lets go at once: the server's bot drives an away
+ * player's cycle (docs/netcode.md, section 7). */
 const HIDDEN_CLOSE_MS = 15000;
 /** How long the camera stays on your wreck, pulled back to show the place
  * and the wall you hit, before it follows your killer or the leader. */
@@ -51,6 +53,11 @@ function visitNumber(): number {
   }
   return visit;
 }
+/** How long the page says that control returns after coming back to its
+ * seat: the bot drives it that long more (room.handBack), or until a key. */
+const BACK_CUE_MS = 1000;
+/** What a page says when another tab of this browser took its seat. */
+const CONTINUED = "This game continued in another tab.";
 
 export class Game implements InputSink {
   readonly frame = new Frame();
@@ -71,7 +78,11 @@ export class Game implements InputSink {
   private fps = 60;
   private frameNo = 0;
   private hiddenTimer = 0;
-  private pausedHidden = false;
+  /** The page let go of its connection while its tab was hidden. */
+  private away = false;
+  /** The token of the seat this page holds (null before its first welcome). */
+  private seatToken: Uint8Array | null = null;
+  private cueTimer = 0;
   private fatal = false;
   private follow = -1;
   private specTarget = -1;
@@ -101,6 +112,9 @@ export class Game implements InputSink {
     const vis = () => this.visibility();
     document.addEventListener("visibilitychange", vis);
     this.detach.push(() => document.removeEventListener("visibilitychange", vis));
+    if (!this.opt.spectate) {
+      this.detach.push(onHeldElsewhere(this.opt.room, this.opt.name, () => this.seatToken && this.continuedElsewhere()));
+    }
     this.connect();
     this.raf = requestAnimationFrame(this.loop);
   }
@@ -109,6 +123,8 @@ export class Game implements InputSink {
     this.remote.stop();
     cancelAnimationFrame(this.raf);
     clearTimeout(this.hiddenTimer);
+    clearTimeout(this.cueTimer);
+    $("back-cue").hidden = true;
     for (const d of this.detach) d();
     this.detach.length = 0;
     this.abort.abort();
@@ -120,15 +136,13 @@ export class Game implements InputSink {
 
   private connect(): void {
     const o = this.opt;
-    const token = loadToken(o.room, o.name);
+    const token = o.spectate ? null : loadToken(o.room, o.name);
+    this.seatToken = token;
     this.remote.start({ name: o.name, room: o.room, token, spectate: o.spectate, mindReader: o.mindReader }, wsURL(), {
       frame: (buf) => this.draw(buf),
       info: (json) => this.slow(JSON.parse(json) as Info),
       notices: (list) => this.notices(list),
-      welcome: (tok) => {
-        this.hud.hideBanner();
-        if (tok) saveToken(o.room, o.name, tok);
-      },
+      welcome: (tok) => this.welcomed(tok),
       open: (transport) => {
         this.transport = transport;
       },
@@ -136,29 +150,61 @@ export class Game implements InputSink {
     });
   }
 
-  private closed(reason: string, retryInMs: number | null): void {
+  /** welcomed keeps the seat's token; back in the seat it held, the page says that control returns. */
+  private welcomed(tok: Uint8Array | null): void {
+    this.hud.hideBanner();
+    if (!tok) return;
+    const back = this.seatToken !== null && tok.length === this.seatToken.length && tok.every((b, i) => b === this.seatToken?.[i]);
+    this.seatToken = tok;
+    saveToken(this.opt.room, this.opt.name, tok);
+    if (!back) return;
+    const cue = $("back-cue");
+    setText(cue, "Welcome back — control returns in 1 s");
+    cue.hidden = false;
+    clearTimeout(this.cueTimer);
+    this.cueTimer = window.setTimeout(() => (cue.hidden = true), BACK_CUE_MS);
+  }
+
+  /** continuedElsewhere leaves for the lobby, for good: another tab of this browser has the seat now. */
+  private continuedElsewhere(): void {
     if (this.fatal) return;
-    if (this.pausedHidden) {
-      this.hud.showBanner("Paused while the tab was hidden.", false);
-      return;
-    }
+    this.fatal = true;
+    this.remote.stop();
+    this.exit(CONTINUED);
+  }
+
+  private closed(reason: string, retryInMs: number | null): void {
+    if (this.fatal || this.away) return;
     const when = retryInMs === null ? "" : ` — reconnecting in ${(retryInMs / 1000).toFixed(1)} s…`;
     this.hud.showBanner(`Connection lost (${reason})${when}`, true);
   }
 
+  /** visibility lets go of the connection while the tab is hidden, and
+   * comes back when it is shown, unless another tab took the seat meanwhile.
+   * A hidden page draws nothing and its core stands still (it updates on
+   * animation frames), so a player's cycle is left to the server's bot at
+   * once rather than riding on unattended. */
   private visibility(): void {
     clearTimeout(this.hiddenTimer);
     if (document.hidden) {
-      this.hiddenTimer = window.setTimeout(() => {
-        this.pausedHidden = true;
-        this.remote.stop();
-        this.hud.showBanner("Paused while the tab was hidden.", false);
-      }, HIDDEN_CLOSE_MS);
-    } else if (this.pausedHidden) {
-      this.pausedHidden = false;
+      if (this.fatal || this.away) return;
+      if (this.opt.spectate) this.hiddenTimer = window.setTimeout(() => this.goAway(), HIDDEN_CLOSE_MS);
+      else this.goAway();
+    } else if (this.away && !this.fatal) {
+      this.away = false;
+      if (this.seatToken && heldElsewhere(this.opt.room, this.opt.name)) {
+        this.continuedElsewhere();
+        return;
+      }
       this.hud.showBanner("Rejoining…", false);
       this.connect();
     }
+  }
+
+  private goAway(): void {
+    this.away = true;
+    this.remote.stop();
+    this.hud.showBanner(this.opt.spectate ? "Paused while the tab was hidden." : "Away: a bot rides for you until you come back.", false);
   }
 
   private notices(list: Notice[]): void {
@@ -172,11 +218,13 @@ export class Game implements InputSink {
           // The server forgot us: the worker joins as a new player on its next attempt.
           clearToken(this.opt.room, this.opt.name);
           break;
+        case Close.Replaced:
+          this.continuedElsewhere();
+          return;
         case Close.Version:
         case Close.RoomFull:
         case Close.BadName:
         case Close.NameTaken:
-        case Close.Replaced:
         case Close.Kicked:
         case Close.AddrLimit:
           // Trying again would get the same answer.
@@ -271,7 +319,7 @@ export class Game implements InputSink {
     this.renderer.draw(this.frame, this.follow, dt, wreck);
     // The minimap is small; every other frame is plenty.
     if (this.frameNo++ % 2 === 0) this.minimap.update(this.frame, this.renderer.trails, this.follow);
-    this.hud.frame(this.frame, (id) => this.name(id), this.follow, now);
+    this.hud.frame(this.frame, (id) => this.label(id), this.follow, now);
     this.perf.render.push(performance.now() - now);
   }
 
@@ -290,6 +338,12 @@ export class Game implements InputSink {
   name(id: number): string {
     const p = this.info?.players.find((q) => q.id === id && !q.spectator);
     return p ? p.name : id === 255 ? "spectator" : `Player ${id}`;
+  }
+
+  /** label is a player's name as the HUD shows it: "(away)" while the server's bot drives a player who is away. */
+  label(id: number): string {
+    const p = this.info?.players.find((q) => q.id === id && !q.spectator);
+    return p && !p.bot && !p.connected ? `${p.name} (away)` : this.name(id);
   }
 
   /** chooseFollow picks the cycle the camera is on: yours while it lives

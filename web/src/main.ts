@@ -4,7 +4,7 @@
 // round (?t=SECONDS&follow=NAME). Joining from the lobby pushes the room's
 // URL, so the browser's Back button returns to the lobby and Forward goes
 // back in; a reload joins the room in the URL again, and the reconnect token
-// this tab keeps (sessionStorage) resumes the same player.
+// this browser keeps (localStorage, src/net/token.ts) resumes the same player.
 import { Remote } from "./core/remote";
 import { Game } from "./game";
 import { installHook } from "./hook";

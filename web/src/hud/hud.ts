@@ -110,7 +110,7 @@ export class Hud {
         }
         const sw = el("td", "", "swatch");
         if (!p.spectator) sw.style.background = colorCSS(p.id);
-        const name = el("td", p.name + (p.spectator ? " (watching)" : ""), "name");
+        const name = el("td", p.name + (p.spectator ? " (watching)" : p.connected || p.bot ? "" : " (away)"), "name");
         const sc = el("td", p.spectator ? "" : String(score), "score");
         const lag = el("td", p.spectator || p.id === you ? "" : fmtMs(p.predictedLagMs), "lag");
         lag.title = "effective lag: how old this player's position is on your screen";
