@@ -137,7 +137,7 @@ func server() []setting {
 		{"SEATS", count, "Webtron's: cycles per room, humans and bots", func(_ *sim.Config, s *Server) *int64 { return &s.Seats }, true, between(1, sim.MaxPlayers)},
 		{"BOTS", count, "Webtron's: bots per room; they give their seats to humans between rounds", func(_ *sim.Config, s *Server) *int64 { return &s.Bots }, true, between(0, sim.MaxPlayers)},
 		{"MAX_CLIENTS", count, "connections at once, spectators included", func(_ *sim.Config, s *Server) *int64 { return &s.MaxClients }, true, between(1, 1_000_000)},
-		{"AI_IQ", count, "the bots' skill, 1..100: reaction time, look-ahead, pocket detection, attacks (docs/performance.md, bot skill); 100 is the full bot",
+		{"AI_IQ", count, "the bots' skill, 1..100: reaction time, look-ahead, pocket detection, attacks (docs/performance.md, bot skill); 100 is the full bot; a Practice room has its own",
 			func(_ *sim.Config, s *Server) *int64 { return &s.BotSkill }, true, between(bot.MinSkill, bot.MaxSkill)},
 	}
 }

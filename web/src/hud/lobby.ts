@@ -1,4 +1,6 @@
-// The landing page: name, room list, room name, Play and Spectate.
+// The landing page: name, room list, room name, Play and Spectate, and
+// Practice against bots of a chosen skill in a room of one's own.
+import { openPractice, PRACTICE_LEVELS } from "../net/practice";
 import { fetchRooms, type RoomSummary } from "../net/rooms";
 import { teamCSS, teamName } from "../render/colors";
 import { $, el } from "./dom";
@@ -10,6 +12,8 @@ export interface JoinRequest {
 }
 
 const NAME_KEY = "webtron.name";
+/** The Practice level last chosen (its skill); Novice until then. */
+const SKILL_KEY = "webtron.practiceSkill";
 /** proto.MaxNameLen (bytes; ASCII names fill it exactly). */
 export const MAX_NAME = 24;
 export const MAX_ROOM = 32;
@@ -41,6 +45,8 @@ export class Lobby {
    * under the pointer would swallow a click that began on the old row. */
   private readonly rows = new Map<string, { tr: HTMLElement; cells: HTMLElement[] }>();
   private table: HTMLElement | null = null;
+  /** A Practice room has been asked for and not answered yet. */
+  private asking = false;
 
   constructor(private readonly join: (r: JoinRequest) => void) {
     this.name.value = localStorage.getItem(NAME_KEY) ?? "";
@@ -52,6 +58,49 @@ export class Lobby {
       this.submit(false);
     });
     $("spectate").addEventListener("click", () => this.submit(true));
+    this.levels();
+    $("practice").addEventListener("click", () => void this.practice());
+  }
+
+  /** levels fills the Practice selector, the last choice checked. */
+  private levels(): void {
+    const saved = Number(localStorage.getItem(SKILL_KEY));
+    const chosen = PRACTICE_LEVELS.some((l) => l.skill === saved) ? saved : PRACTICE_LEVELS[0].skill;
+    const group = $("practice-skill");
+    for (const l of PRACTICE_LEVELS) {
+      const input = document.createElement("input");
+      input.type = "radio";
+      input.name = "practice-skill";
+      input.id = `practice-skill-${l.skill}`;
+      input.value = String(l.skill);
+      input.checked = l.skill === chosen;
+      input.addEventListener("change", () => localStorage.setItem(SKILL_KEY, input.value));
+      const label = document.createElement("label");
+      label.htmlFor = input.id;
+      label.title = `Bots of skill ${l.skill} of 100`;
+      label.append(input, l.name);
+      group.append(label);
+    }
+  }
+
+  /** practice asks the server for a Practice room at the chosen level and joins it. */
+  private async practice(): Promise<void> {
+    if (this.root.hidden || this.asking) return;
+    const checked = document.querySelector<HTMLInputElement>('input[name="practice-skill"]:checked');
+    const skill = Number(checked?.value ?? PRACTICE_LEVELS[0].skill);
+    const name = clip(this.name.value, MAX_NAME) || randomName();
+    localStorage.setItem(NAME_KEY, name);
+    this.asking = true;
+    let room: string;
+    try {
+      room = await openPractice(skill);
+    } catch (e) {
+      this.show(e instanceof Error ? e.message : String(e));
+      return;
+    } finally {
+      this.asking = false;
+    }
+    if (!this.root.hidden) this.join({ name, room, spectate: false });
   }
 
   show(message = ""): void {

@@ -1,0 +1,34 @@
+// Practice rooms (POST /api/practice, docs/protocol.md 7.1): the server opens
+// a private room against bots of the skill asked for and names it; the page
+// then joins it by that name like any room.
+
+/** The lobby's Practice levels: Armagetron's AI_IQ of the bots. */
+export const PRACTICE_LEVELS: readonly { name: string; skill: number }[] = [
+  { name: "Novice", skill: 1 },
+  { name: "Easy", skill: 30 },
+  { name: "Medium", skill: 60 },
+  { name: "Hard", skill: 100 },
+];
+
+/** openPractice asks for a Practice room at skill and returns its name; an Error says why not, in words for the player. */
+export async function openPractice(skill: number): Promise<string> {
+  let resp: Response;
+  try {
+    resp = await fetch("/api/practice", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ skill }),
+      cache: "no-store",
+    });
+  } catch {
+    throw new Error("The server could not be reached: try again.");
+  }
+  if (!resp.ok) {
+    const text = (await resp.text().catch(() => "")).trim();
+    throw new Error(text ? `No practice room: ${text}` : `No practice room (HTTP ${resp.status}).`);
+  }
+  const data: unknown = await resp.json();
+  const room = typeof data === "object" && data !== null ? (data as Record<string, unknown>)["room"] : undefined;
+  if (typeof room !== "string" || room === "") throw new Error("No practice room: the server's answer had no room.");
+  return room;
+}
