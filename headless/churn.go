@@ -74,16 +74,7 @@ func Churn(ctx context.Context, o ChurnOptions) (*ChurnReport, error) {
 	if o.Count < 1 || o.Session <= 0 {
 		return nil, fmt.Errorf("headless: churn needs players (%d) and a session length (%v)", o.Count, o.Session)
 	}
-	o.Rooms = max(o.Rooms, 1)
-	if o.Prefix == "" {
-		o.Prefix = "churn-"
-	}
-	if o.RoomPrefix == "" {
-		o.RoomPrefix = "churn-"
-	}
-	if o.Welcome <= 0 {
-		o.Welcome = 15 * time.Second
-	}
+	o.defaults("churn-", "churn-")
 	r := &ChurnReport{URL: o.URL, Seats: o.Count, Transports: map[string]int{}}
 	var mu sync.Mutex // guards r
 	runCtx, cancel := context.WithTimeout(ctx, o.Duration)

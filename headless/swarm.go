@@ -32,18 +32,15 @@ type SwarmOptions struct {
 	Progress func(format string, args ...any)
 }
 
-// Swarm runs a load and returns its report. Players that cannot connect are
-// counted, not fatal: a server that holds 900 of 1000 is a result too.
-func Swarm(ctx context.Context, o SwarmOptions) (*Report, error) {
-	if o.Count < 1 {
-		return nil, fmt.Errorf("headless: need at least one player, got %d", o.Count)
-	}
+// defaults fills the options left zero: names and room names from the
+// prefixes given, one room, 16 dials at once, 15 s for a Welcome.
+func (o *SwarmOptions) defaults(prefix, roomPrefix string) {
 	o.Rooms = max(o.Rooms, 1)
 	if o.Prefix == "" {
-		o.Prefix = "bot-"
+		o.Prefix = prefix
 	}
 	if o.RoomPrefix == "" {
-		o.RoomPrefix = "bots-"
+		o.RoomPrefix = roomPrefix
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = 16
@@ -51,6 +48,15 @@ func Swarm(ctx context.Context, o SwarmOptions) (*Report, error) {
 	if o.Welcome <= 0 {
 		o.Welcome = 15 * time.Second
 	}
+}
+
+// Swarm runs a load and returns its report. Players that cannot connect are
+// counted, not fatal: a server that holds 900 of 1000 is a result too.
+func Swarm(ctx context.Context, o SwarmOptions) (*Report, error) {
+	if o.Count < 1 {
+		return nil, fmt.Errorf("headless: need at least one player, got %d", o.Count)
+	}
+	o.defaults("bot-", "bots-")
 	progress := o.Progress
 	if progress == nil {
 		progress = func(string, ...any) {}

@@ -23,17 +23,7 @@ srv=$!
 trap 'kill $srv 2>/dev/null || true' EXIT
 sleep 1
 metric() { curl -s 127.0.0.1:$PORT/metrics | awk -v m="$1" '$1==m{print $2}'; }
-(
-	while kill -0 $srv 2>/dev/null; do
-		m=$(curl -s 127.0.0.1:$PORT/metrics || true)
-		g=$(echo "$m" | awk '/^go_goroutines /{print $2}')
-		rss=$(echo "$m" | awk '/^process_resident_memory_bytes /{printf "%.1f", $2/1048576}')
-		rooms=$(echo "$m" | awk '/^webtron_rooms /{print $2}')
-		rounds=$(echo "$m" | awk '/^webtron_rounds_total /{print $2}')
-		echo "$(date +%T) goroutines=$g rss_mb=$rss rooms=$rooms rounds=$rounds"
-		sleep 60
-	done
-) >"$out/samples.log" &
+scripts/sample-metrics.sh $srv $PORT >"$out/samples.log" &
 common=(--url ws://127.0.0.1:$PORT --count "$SEATS" --rooms "$ROOMS" --churn "$SESSION" --duration "$DURATION" --json)
 "$out/webtron" bots "${common[@]}" --transport webtransport --prefix wt- --seed 1 >"$out/wt.json" 2>"$out/wt.log" &
 wt=$!

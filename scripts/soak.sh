@@ -19,16 +19,7 @@ srv=$!
 rly=$!
 trap 'kill $srv $rly 2>/dev/null || true' EXIT
 sleep 1
-(
-	while kill -0 $srv 2>/dev/null; do
-		m=$(curl -s 127.0.0.1:$PORT/metrics || true)
-		g=$(echo "$m" | awk '/^go_goroutines /{print $2}')
-		rss=$(echo "$m" | awk '/^process_resident_memory_bytes /{printf "%.1f", $2/1048576}')
-		heap=$(echo "$m" | awk '/^go_memstats_heap_alloc_bytes /{printf "%.1f", $2/1048576}')
-		echo "$(date +%T) goroutines=$g rss_mb=$rss heap_mb=$heap"
-		sleep 60
-	done
-) >"$out/samples.log" &
+scripts/sample-metrics.sh $srv $PORT >"$out/samples.log" &
 "$out/webtron" bots --url ws://127.0.0.1:$RELAY --count 8 --room soak --duration "$DURATION" --json >"$out/report.json"
 status=$?
 cat "$out/samples.log"
