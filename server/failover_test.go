@@ -64,7 +64,7 @@ func TestProxiedJoinForElsewhereAnsweredAtOnce(t *testing.T) {
 	s := clusterServer(t, url, nil)
 	b, err := cluster.Start(cluster.Options{Name: "b", PublicURL: "http://127.0.0.1:1", NATS: []string{url}, Replicas: 1,
 		LeaseTTL: 2 * time.Second, Renew: 200 * time.Millisecond, Heartbeat: 100 * time.Millisecond, DeadAfter: 500 * time.Millisecond,
-		Logger: quiet})
+		Secret: clusterSecret, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
