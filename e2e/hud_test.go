@@ -20,8 +20,8 @@ import (
 
 // hudIDs are the HUD's elements; no two visible ones may overlap, the F3
 // netcode overlay (#debug) included.
-var hudIDs = []string{"status", "mute", "leave", "scores", "killfeed", "banner", "center", "subcenter", "death-msg", "controls-hint",
-	"summary", "match-summary", "chatlog", "chatform", "gauges", "brakepad", "minimap", "debug"}
+var hudIDs = []string{"status", "hud-settings", "fullscreen", "mute", "leave", "scores", "killfeed", "banner", "center", "subcenter",
+	"death-msg", "fs-offer", "back-cue", "controls-hint", "summary", "match-summary", "chatlog", "chatform", "gauges", "brakepad", "minimap", "debug"}
 
 // layoutJS returns, as JSON, the visible HUD elements' boxes and every pair
 // that overlaps.

@@ -48,6 +48,8 @@ type sceneReport struct {
 		From  float64 `json:"from"`
 		To    float64 `json:"to"`
 	} `json:"holes"`
+	NameTags  int `json:"name_tags"`
+	LagMeters int `json:"lag_meters"`
 }
 
 func (p *page) scene(t *testing.T) sceneReport {

@@ -17,14 +17,20 @@ import { Debug } from "./hud/debug";
 import { $, setText } from "./hud/dom";
 import { Hud } from "./hud/hud";
 import type { Sound } from "./hud/sound";
+import { offerFullscreen, toggleFullscreen } from "./hud/fullscreen";
+import { settingsPanel } from "./hud/settingsPanel";
+import { Gamepads } from "./input/gamepad";
 import { attachKeyboard, type Command, type InputSink } from "./input/keyboard";
 import { attachTouch } from "./input/touch";
 import { wsURL } from "./net/socket";
 import type { TransportKind } from "./net/transport";
 import { clearToken, heldElsewhere, loadToken, onHeldElsewhere, saveToken } from "./net/token";
 import { Perf } from "./perf";
+import type { Glance } from "./render/camera";
 import { Minimap } from "./render/minimap";
 import type { Renderer } from "./render/renderer";
+import { NameTags } from "./render/tags";
+import { onSettings, settings, update } from "./settings";
 
 export interface GameOptions {
   name: string;
@@ -70,6 +76,12 @@ export class Game implements InputSink {
   private readonly chatBox: Chat;
   private readonly debug = new Debug();
   private readonly minimap = new Minimap($<HTMLCanvasElement>("minimap"));
+  private readonly tags = new NameTags($("tags"));
+  /** How many name tags the last frame showed (window.webtron.scene()). */
+  get nameTagsShown(): number {
+    return this.tags.shown;
+  }
+  private readonly pads = new Gamepads(this);
   private readonly detach: (() => void)[] = [];
   /** Aborted when the game stops: removes the listeners on elements that outlive it. */
   private readonly abort = new AbortController();
@@ -109,6 +121,14 @@ export class Game implements InputSink {
     $("game").hidden = false;
     this.hud.showBanner(`Joining ${this.opt.room}…`, false);
     this.detach.push(attachKeyboard(this), attachTouch($("game"), $("brakepad"), this));
+    this.detach.push(onSettings((s) => {
+      Object.assign(this.renderer.rig.settings, s.camera);
+      this.sound.setVolume(s.volume);
+    }));
+    const signal = this.abort.signal;
+    $("hud-settings").addEventListener("click", () => this.command("close"), { signal });
+    $("fullscreen").addEventListener("click", () => toggleFullscreen(), { signal });
+    offerFullscreen(signal);
     const vis = () => this.visibility();
     document.addEventListener("visibilitychange", vis);
     this.detach.push(() => document.removeEventListener("visibilitychange", vis));
@@ -243,7 +263,9 @@ export class Game implements InputSink {
     const f = this.frame;
     const you = this.haveFrame ? f.you : -1;
     if ((you < 0 || !f.cycles[you].alive) && (kind === Press.Left || kind === Press.Right)) {
-      this.switchTarget(kind === Press.Right ? 1 : -1);
+      // Watching: the free camera turns, or the camera moves to another rider.
+      if (you < 0 && this.renderer.rig.mode === "free") this.renderer.rig.moveFree(kind === Press.Left ? 0.35 : -0.35, 0);
+      else this.switchTarget(kind === Press.Right ? 1 : -1);
       return;
     }
     this.remote.press(kind, eventTimeStamp);
@@ -257,8 +279,17 @@ export class Game implements InputSink {
       case "mute":
         this.hud.toggleMute();
         break;
-      case "camera":
-        this.renderer.rig.toggle();
+      case "camera": {
+        const rig = this.renderer.rig;
+        rig.toggle(this.opt.spectate);
+        update((s) => (s.camera.mode = rig.mode));
+        break;
+      }
+      case "fullscreen":
+        toggleFullscreen();
+        break;
+      case "scores":
+        $("hud-left").classList.toggle("folded");
         break;
       case "debug":
         this.debug.toggle();
@@ -269,12 +300,21 @@ export class Game implements InputSink {
         break;
       case "next":
       case "prev":
-        this.switchTarget(cmd === "next" ? 1 : -1);
+        if (this.opt.spectate && this.renderer.rig.mode === "free") this.renderer.rig.moveFree(0, cmd === "next" ? -0.15 : 0.15);
+        else this.switchTarget(cmd === "next" ? 1 : -1);
         break;
       case "close":
-        this.hud.closeSummary();
+        // Esc: the summary first, then the settings.
+        if (this.hud.summaryTick() >= 0) this.hud.closeSummary();
+        else settingsPanel().openPanel();
         break;
     }
+  }
+
+  glance(dir: Glance, held: boolean): void {
+    const rig = this.renderer.rig;
+    if (held) rig.glance = dir;
+    else if (dir === "none" || rig.glance === dir) rig.glance = "none";
   }
 
   /** summaryTick is a tick of the round the summary shows, else the present ("watch again" finds the round by it). */
@@ -289,7 +329,7 @@ export class Game implements InputSink {
   }
 
   typing(): boolean {
-    return this.chatBox.open;
+    return this.chatBox.open || settingsPanel().open;
   }
 
   // --- frame loop ---
@@ -310,13 +350,15 @@ export class Game implements InputSink {
     }
     this.frame.update(buf);
     this.haveFrame = true;
+    this.pads.poll(now);
     this.perf.update.push(this.frame.updateMs);
     const dt = Math.min(gap, 100) / 1000;
     this.follow = this.chooseFollow(now);
     // Every frame is drawn: its walls are only in this buffer. Your wreck
     // is seen from further back, to show where and what you hit.
     const wreck = this.follow >= 0 && this.follow === this.frame.you && !this.frame.cycles[this.follow].alive;
-    this.renderer.draw(this.frame, this.follow, dt, wreck);
+    this.renderer.draw(this.frame, this.follow, dt, wreck, this.opt.spectate);
+    this.tags.update(this.frame, this.renderer.rig.camera, (id) => this.label(id), settings().nameTags);
     // The minimap is small; every other frame is plenty.
     if (this.frameNo++ % 2 === 0) this.minimap.update(this.frame, this.renderer.trails, this.follow);
     this.hud.frame(this.frame, (id) => this.label(id), this.follow, now);

@@ -42,6 +42,8 @@ export interface StateReport {
   server_rtt_ms: number;
   /** What carries the connection: "webtransport" or "websocket" ("" before it opened). */
   transport: string;
+  /** The camera drawn: its mode and its fields of view across and up, degrees. */
+  camera: { mode: string; hfov_deg: number; vfov_deg: number; glance: string; horizon: number };
 }
 
 /** What the renderer drew in the last frame (teams, win zone, explosions, holes). */
@@ -58,6 +60,9 @@ export interface SceneReport {
   explosions_drawn: number;
   /** Holes the trails' shader cuts: owner, from, to (metres of odometer), as uploaded. */
   holes: { owner: number; from: number; to: number }[];
+  /** Name tags and lag-o-meters drawn in the last frame. */
+  name_tags: number;
+  lag_meters: number;
 }
 
 export function installHook(current: () => { game: Game | null; remote: Remote | null; sound: Sound; replay: ReplayPage | null }): void {
@@ -71,7 +76,12 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
         ping_ms: info?.pingMs ?? 0, lead_ms: info?.leadMs ?? 0,
         events_sent: info?.eventsSent ?? 0, events_received: info?.eventsReceived ?? 0,
         phase: 0, round: 0, mind_reader_ms: 0, server_rtt_ms: 0, transport: game?.transport ?? "",
+        camera: { mode: "", hfov_deg: 0, vfov_deg: 0, glance: "none", horizon: 0 },
       };
+      if (game) {
+        const rig = game.renderer.rig;
+        out.camera = { mode: rig.mode, hfov_deg: rig.hfovDeg, vfov_deg: rig.vfovDeg, glance: rig.glance, horizon: rig.horizon };
+      }
       if (!game || !game.haveFrame) return out;
       const f = game.frame;
       out.tick = f.tick;
@@ -116,6 +126,8 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
         explosions: f.explosions.map((e) => ({ ...e })),
         explosions_drawn: r.explosions.shown,
         holes,
+        name_tags: game.nameTagsShown,
+        lag_meters: r.lag.shown,
       };
     },
     perf(): PerfReport {

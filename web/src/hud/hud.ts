@@ -9,6 +9,7 @@ import { $, el, fmtMs, setText } from "./dom";
 import { Gauges } from "./gauges";
 import { KillFeed } from "./killfeed";
 import type { Sound } from "./sound";
+import { keyName, settings } from "../settings";
 import { deathText, Summary } from "./summary";
 
 /** How long the message naming what killed you stays. */
@@ -43,9 +44,11 @@ export class Hud {
     this.summary = new Summary(signal);
     this.deathMsg.hidden = true;
     this.hint.hidden = true;
+    const k = settings().keys;
+    const either = (a: [string, string]) => (a[1] ? `${keyName(a[0])} or ${keyName(a[1])}` : keyName(a[0]));
     setText(this.hint, matchMedia("(pointer: coarse)").matches
       ? "Tap the left or right half of the screen to turn · hold BRAKE to slow down"
-      : "← → or A D to turn · hold ↓, S or Space to brake · C camera · M sound");
+      : `${keyName(k.left[0])} ${keyName(k.right[0])} or ${keyName(k.left[1])} ${keyName(k.right[1])} to turn · hold ${either(k.brake)} to brake · ${keyName(k.camera[0])} camera · Esc settings`);
     this.bannerBack.addEventListener("click", onBack, { signal });
     $("leave").addEventListener("click", onBack, { signal });
     this.muteButton.addEventListener("click", () => this.toggleMute(), { signal });
@@ -120,7 +123,11 @@ export class Hud {
       this.scores.replaceChildren(table);
     }
     const charity = info.charityMode === "off" ? "off" : `${info.charityMode} ${fmtMs(info.charityMs)}`;
-    setText(this.status, `${this.room} · ping ${fmtMs(info.pingMs)} · lead ${fmtMs(info.leadMs)} · charity ${charity}`);
+    const [room, ping, lead, char] = this.statusParts();
+    setText(room, this.room);
+    setText(ping, `ping ${fmtMs(info.pingMs)}`);
+    setText(lead, `lead ${fmtMs(info.leadMs)}`);
+    setText(char, `charity ${charity}`);
   }
 
   /** frame refreshes the countdown, round messages, gauges, feed, summary and sound (cheap when nothing changes). */
@@ -177,6 +184,21 @@ export class Hud {
     }
     const show = this.diedIn === key && now - this.diedAt < DEATH_MSG_MS;
     if (this.deathMsg.hidden === show) this.deathMsg.hidden = !show;
+  }
+
+  /** statusParts returns the status line's four parts, made on first use, each with its explanation. */
+  private statusParts(): HTMLElement[] {
+    if (this.status.children.length === 0) {
+      const part = (title: string) => {
+        const s = el("span");
+        s.title = title;
+        return s;
+      };
+      this.status.append(part("the room"), " · ", part("ping: the round trip from your browser to the server and back"), " · ",
+        part("lead: how far ahead of the server your game runs, so that your turns reach it in time"), " · ",
+        part("ping charity: how the delay between two players is shared; each sees the other with the average of your pings"));
+    }
+    return Array.from(this.status.querySelectorAll("span"));
   }
 
   /** showBanner puts up a connection message; back offers a way to the lobby. */

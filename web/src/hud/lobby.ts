@@ -4,6 +4,7 @@ import { openPractice, PRACTICE_LEVELS } from "../net/practice";
 import { fetchRooms, type RoomSummary } from "../net/rooms";
 import { teamCSS, teamName } from "../render/colors";
 import { $, el } from "./dom";
+import { settingsPanel } from "./settingsPanel";
 
 export interface JoinRequest {
   name: string;
@@ -58,6 +59,7 @@ export class Lobby {
       this.submit(false);
     });
     $("spectate").addEventListener("click", () => this.submit(true));
+    $("open-settings").addEventListener("click", () => settingsPanel().openPanel());
     this.levels();
     $("practice").addEventListener("click", () => void this.practice());
   }

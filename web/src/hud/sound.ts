@@ -10,6 +10,8 @@ const HUM_GAIN = 0.06;
 /** SoundReport is window.webtron.sound(), for tests. */
 export interface SoundReport {
   muted: boolean;
+  /** The settings' volume, 0..1. */
+  volume: number;
   /** AudioContext state, or "none" before the first gesture made one. */
   context: string;
   hum_hz: number;
@@ -24,6 +26,8 @@ export class Sound {
   private humGain: GainNode | null = null;
   private noise: AudioBuffer | null = null;
   private muted = localStorage.getItem(MUTE_KEY) === "1";
+  /** The volume set in the settings, 0..1; muting sets the sound to 0 without changing it. */
+  private volume = 1;
   private lastDir = -1;
   private lastFollow = -1;
   private alive: boolean[] = new Array<boolean>(MAX_PLAYERS).fill(false);
@@ -40,7 +44,7 @@ export class Sound {
       const ctx = new AC();
       this.ctx = ctx;
       this.master = ctx.createGain();
-      this.master.gain.value = this.muted ? 0 : 1;
+      this.master.gain.value = this.level();
       this.master.connect(ctx.destination);
       const lp = ctx.createBiquadFilter();
       lp.type = "lowpass";
@@ -66,7 +70,21 @@ export class Sound {
   toggleMute(): void {
     this.muted = !this.muted;
     localStorage.setItem(MUTE_KEY, this.muted ? "1" : "0");
-    if (this.master && this.ctx) this.master.gain.setTargetAtTime(this.muted ? 0 : 1, this.ctx.currentTime, 0.02);
+    this.apply();
+  }
+
+  /** setVolume sets the volume, 0..1 (the settings' slider). */
+  setVolume(v: number): void {
+    this.volume = Math.min(1, Math.max(0, v));
+    this.apply();
+  }
+
+  private level(): number {
+    return this.muted ? 0 : this.volume;
+  }
+
+  private apply(): void {
+    if (this.master && this.ctx) this.master.gain.setTargetAtTime(this.level(), this.ctx.currentTime, 0.02);
   }
 
   /** frame follows cycle follow: hum at its speed, click on its turns, crashes of everyone. */
@@ -125,6 +143,6 @@ export class Sound {
   }
 
   report(): SoundReport {
-    return { muted: this.muted, context: this.ctx ? this.ctx.state : "none", hum_hz: Math.round(this.humHz), clicks: this.clicks, crashes: this.crashes };
+    return { muted: this.muted, volume: this.volume, context: this.ctx ? this.ctx.state : "none", hum_hz: Math.round(this.humHz), clicks: this.clicks, crashes: this.crashes };
   }
 }

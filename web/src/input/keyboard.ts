@@ -1,61 +1,72 @@
-// Keyboard: arrows or A/D turn, S / Down / Space brake while held, C camera,
-// F3 or backquote debug, Enter chat, M mute, Escape closes the summary. Presses go to the core at once with
-// the time the key went down (event.timeStamp, on this page's clock), from
-// which the core measures their queue latency (netcode.md section 4).
+// Keyboard: every action is bound to two keys of the player's choice
+// (settings.ts: Webtron's layout by default, Armagetron's as a choice).
+// Fixed besides: F3 or backquote the netcode overlay, Esc the summary's
+// close or the settings, Page Up/Down (or Q/E when free) the player a
+// spectator follows. Presses go to the core at once with the time the key
+// went down (event.timeStamp, on this page's clock), from which the core
+// measures their queue latency (netcode.md section 4).
 import { Press, type PressKind } from "../core/layout";
+import type { Glance } from "../render/camera";
+import { actionOf } from "../settings";
 
-/** What the keys other than steering and braking do. */
-export type Command = "camera" | "debug" | "chat" | "next" | "prev" | "mute" | "close";
+/** What the keys other than steering, braking and glancing do. */
+export type Command = "camera" | "debug" | "chat" | "next" | "prev" | "mute" | "close" | "scores" | "fullscreen";
 
 export interface InputSink {
   /** A game press, with the event's timeStamp (performance.now() time of the key going down). */
   press(kind: PressKind, eventTimeStamp: number): void;
   /** The other keys. */
   command(cmd: Command): void;
-  /** True while the chat box has the focus: keys are text then. */
+  /** A glance key went down (held true) or up. */
+  glance(dir: Glance, held: boolean): void;
+  /** True while the chat box or a settings field has the focus: keys are text then. */
   typing(): boolean;
 }
 
-const TURN: Record<string, PressKind> = {
-  ArrowLeft: Press.Left,
-  KeyA: Press.Left,
-  ArrowRight: Press.Right,
-  KeyD: Press.Right,
-};
-const BRAKE = new Set(["KeyS", "ArrowDown", "Space"]);
+const GLANCES: Record<string, Glance> = { glanceLeft: "left", glanceRight: "right", glanceBack: "back" };
 
 export function attachKeyboard(sink: InputSink): () => void {
-  let braking = false;
+  let braking = "";
   const down = (e: KeyboardEvent) => {
     if (sink.typing() || e.ctrlKey || e.metaKey || e.altKey) return;
     const at = e.timeStamp;
-    const turn = TURN[e.code];
-    if (turn !== undefined) {
-      e.preventDefault();
-      if (!e.repeat) sink.press(turn, at);
-      return;
-    }
-    if (BRAKE.has(e.code)) {
-      e.preventDefault();
-      if (!e.repeat && !braking) {
-        braking = true;
-        sink.press(Press.BrakeOn, at);
-      }
-      return;
+    const action = actionOf(e.code);
+    switch (action) {
+      case "left":
+      case "right":
+        e.preventDefault();
+        if (!e.repeat) sink.press(action === "left" ? Press.Left : Press.Right, at);
+        return;
+      case "brake":
+        e.preventDefault();
+        if (!e.repeat && braking === "") {
+          braking = e.code;
+          sink.press(Press.BrakeOn, at);
+        }
+        return;
+      case "glanceLeft":
+      case "glanceRight":
+      case "glanceBack":
+        e.preventDefault();
+        if (!e.repeat) sink.glance(GLANCES[action], true);
+        return;
+      case "camera":
+      case "chat":
+      case "mute":
+      case "scores":
+      case "fullscreen":
+        e.preventDefault();
+        if (!e.repeat) sink.command(action);
+        return;
     }
     switch (e.code) {
-      case "KeyC":
-        sink.command("camera");
-        break;
       case "F3":
       case "Backquote":
         e.preventDefault();
         sink.command("debug");
         break;
-      case "Enter":
-      case "KeyT":
-        e.preventDefault();
-        sink.command("chat");
+      case "Escape":
+        sink.command("close");
         break;
       case "PageDown":
       case "KeyE":
@@ -65,26 +76,24 @@ export function attachKeyboard(sink: InputSink): () => void {
       case "KeyQ":
         sink.command("prev");
         break;
-      case "KeyM":
-        sink.command("mute");
-        break;
-      case "Escape":
-        sink.command("close");
-        break;
     }
   };
   const up = (e: KeyboardEvent) => {
-    if (BRAKE.has(e.code) && braking) {
-      braking = false;
+    const action = actionOf(e.code);
+    if (action === "brake" && braking === e.code) {
+      braking = "";
       sink.press(Press.BrakeOff, e.timeStamp);
+    } else if (action === "glanceLeft" || action === "glanceRight" || action === "glanceBack") {
+      sink.glance(GLANCES[action], false);
     }
   };
   // A key released while the window had no focus sends no keyup.
   const blur = () => {
-    if (braking) {
-      braking = false;
+    if (braking !== "") {
+      braking = "";
       sink.press(Press.BrakeOff, performance.now());
     }
+    sink.glance("none", false);
   };
   window.addEventListener("keydown", down);
   window.addEventListener("keyup", up);

@@ -6,7 +6,11 @@
 // any moment (the two diagonals to the shoulders at d to each side) and, once
 // a turn delay T had passed, turned again, which reaches back to
 // -(d - speed x T): the side lobes. Your own cycle never shows one.
-import { BufferAttribute, BufferGeometry, LineBasicMaterial, LineSegments, Scene } from "three";
+//
+// Drawn as Armagetron draws it, large and plain: the outline, and the area
+// inside it filled faintly in the rival's colour, so it reads at chase
+// distance and not only up close.
+import { AdditiveBlending, BufferAttribute, BufferGeometry, DoubleSide, LineBasicMaterial, LineSegments, Mesh, MeshBasicMaterial, Scene } from "three";
 import type { CycleView } from "../core/frame";
 import { MAX_PLAYERS } from "../core/layout";
 import { color } from "./colors";
@@ -33,6 +37,12 @@ export class LagMeters {
   private readonly col = new Float32Array(MAX_PLAYERS * EDGES * 2 * 3);
   private readonly geom = new BufferGeometry();
   private readonly lines: LineSegments;
+  /** The fill: a fan of triangles from each outline's centre, EDGES per outline. */
+  private readonly fillPos = new Float32Array(MAX_PLAYERS * EDGES * 3 * 3);
+  private readonly fillCol = new Float32Array(MAX_PLAYERS * EDGES * 3 * 3);
+  private readonly fillGeom = new BufferGeometry();
+  /** How many outlines the last frame drew (window.webtron.scene()). */
+  shown = 0;
   /** Seconds of predicted lag per player, refreshed from Info a few times a second. */
   readonly lag = new Float32Array(MAX_PLAYERS);
   visible = true;
@@ -41,22 +51,53 @@ export class LagMeters {
     this.geom.setAttribute("position", new BufferAttribute(this.pos, 3));
     this.geom.setAttribute("color", new BufferAttribute(this.col, 3));
     this.lines = new LineSegments(this.geom, new LineBasicMaterial({
-      vertexColors: true, transparent: true, opacity: 0.85, depthWrite: false,
+      vertexColors: true, transparent: true, opacity: 1, depthWrite: false,
     }));
     this.lines.frustumCulled = false;
     scene.add(this.lines);
+    this.fillGeom.setAttribute("position", new BufferAttribute(this.fillPos, 3));
+    this.fillGeom.setAttribute("color", new BufferAttribute(this.fillCol, 3));
+    const fill = new Mesh(this.fillGeom, new MeshBasicMaterial({
+      vertexColors: true, transparent: true, opacity: 0.22, depthWrite: false, side: DoubleSide, blending: AdditiveBlending,
+    }));
+    fill.frustumCulled = false;
+    scene.add(fill);
   }
 
   update(cycles: CycleView[], you: number, turnDelayS: number): void {
     let v = 0;
+    let fv = 0;
+    this.shown = 0;
     for (let i = 0; i < MAX_PLAYERS && this.visible; i++) {
       const c = cycles[i];
       const lag = this.lag[i];
       if (i === you || !c.alive || lag <= 0 || c.speed <= 0) continue;
+      this.shown++;
       const pts = lagOutline(c.speed, lag, turnDelayS);
       const a = (c.dir & 3) * (Math.PI / 2);
       const fx = Math.round(Math.cos(a)), fy = Math.round(Math.sin(a));
       const col = color(i);
+      // The fill: the outline is convex, so a fan from its centre covers it.
+      let cf = 0, cl = 0;
+      for (const [f, l] of pts) {
+        cf += f / pts.length;
+        cl += l / pts.length;
+      }
+      const put = (f: number, l: number) => {
+        const o = fv * 3;
+        this.fillPos[o] = c.x + f * fx - l * fy;
+        this.fillPos[o + 1] = Y * 0.5;
+        this.fillPos[o + 2] = -(c.y + f * fy + l * fx);
+        this.fillCol[o] = col.r;
+        this.fillCol[o + 1] = col.g;
+        this.fillCol[o + 2] = col.b;
+        fv++;
+      };
+      for (let e = 0; e < pts.length; e++) {
+        put(cf, cl);
+        put(pts[e][0], pts[e][1]);
+        put(pts[(e + 1) % pts.length][0], pts[(e + 1) % pts.length][1]);
+      }
       for (let e = 0; e < pts.length; e++) {
         for (const [f, l] of [pts[e], pts[(e + 1) % pts.length]]) {
           // sim (x, y) = pos + f*forward + l*left; left = (-fy, fx); three z = -y
@@ -76,5 +117,8 @@ export class LagMeters {
     this.geom.setDrawRange(0, v);
     (this.geom.getAttribute("position") as BufferAttribute).needsUpdate = v > 0;
     (this.geom.getAttribute("color") as BufferAttribute).needsUpdate = v > 0;
+    this.fillGeom.setDrawRange(0, fv);
+    (this.fillGeom.getAttribute("position") as BufferAttribute).needsUpdate = fv > 0;
+    (this.fillGeom.getAttribute("color") as BufferAttribute).needsUpdate = fv > 0;
   }
 }

@@ -50,8 +50,9 @@ export class Renderer {
   }
 
   /** draw renders frame f with the camera on cycle follow (-1: overview);
-   * wreck pulls the camera back from it (your crash: the place and the wall). */
-  draw(f: Frame, follow: number, dt: number, wreck = false): void {
+   * wreck pulls the camera back from it (your crash: the place and the
+   * wall); spectating allows the free camera. */
+  draw(f: Frame, follow: number, dt: number, wreck = false, spectating = false): void {
     this.fit();
     this.arena.resize(f.arena);
     applyTeams(f);
@@ -60,7 +61,7 @@ export class Renderer {
     this.explosions.update(f);
     this.zone.update(f, dt);
     this.lag.update(f.cycles, f.you, f.turnDelay);
-    this.rig.update(this.target(f.cycles, follow, wreck), f.arena, dt);
+    this.rig.update(this.target(f.cycles, follow, wreck), f.arena, dt, spectating);
     this.gl.render(this.scene, this.rig.camera);
   }
 

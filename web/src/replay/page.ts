@@ -230,7 +230,7 @@ export class ReplayPage {
         this.seekTo = -1;
         this.seeks++;
       }
-      this.renderer.draw(this.frame, this.follow, dt);
+      this.renderer.draw(this.frame, this.follow, dt, false, true);
       if (this.frames % 2 === 0) this.minimap.update(this.frame, this.renderer.trails, this.follow);
       this.ending();
       this.frames++;
