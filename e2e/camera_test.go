@@ -16,11 +16,12 @@ import (
 
 // cameraState is window.webtron.state().camera.
 type cameraState struct {
-	Mode    string  `json:"mode"`
-	HFov    float64 `json:"hfov_deg"`
-	VFov    float64 `json:"vfov_deg"`
-	Glance  string  `json:"glance"`
-	Horizon float64 `json:"horizon"`
+	Mode    string    `json:"mode"`
+	HFov    float64   `json:"hfov_deg"`
+	VFov    float64   `json:"vfov_deg"`
+	Glance  string    `json:"glance"`
+	Horizon float64   `json:"horizon"`
+	Pos     []float64 `json:"pos"`
 }
 
 func (p *page) camera(t *testing.T) cameraState {
@@ -248,4 +249,34 @@ func TestBrowserPhoneView(t *testing.T) {
 			noErrors(t, p)
 		})
 	}
+}
+
+// TestBrowserFreeCamera: a spectator's C reaches the free camera, which the
+// arrow keys turn around the arena.
+func TestBrowserFreeCamera(t *testing.T) {
+	browserTests(t)
+	addr := startServerWith(t, clock.AutoCharity, 3, 8)
+	p := openPage(t, browser(t), "http://"+addr+"/")
+	if err := chromedp.Do(p.ctx, retype("name", "Watcher"), retype("room", "freecam"), chromedp.Click(chromedp.ID("spectate"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the room", 20*time.Second, func() bool { return showsGame(t, p) && p.state(t).Tick > 0 })
+	for p.camera(t).Mode != "free" {
+		if err := chromedp.Do(p.ctx, press("KeyC", 67)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	before := p.camera(t).Pos
+	for range 3 {
+		if err := chromedp.Do(p.ctx, press("ArrowLeft", 37)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the free camera to turn", 3*time.Second, func() bool {
+		after := p.camera(t).Pos
+		return len(after) == 3 && len(before) == 3 && (after[0]-before[0])*(after[0]-before[0])+(after[2]-before[2])*(after[2]-before[2]) > 25
+	})
+	noErrors(t, p)
 }

@@ -43,7 +43,7 @@ export interface StateReport {
   /** What carries the connection: "webtransport" or "websocket" ("" before it opened). */
   transport: string;
   /** The camera drawn: its mode and its fields of view across and up, degrees. */
-  camera: { mode: string; hfov_deg: number; vfov_deg: number; glance: string; horizon: number };
+  camera: { mode: string; hfov_deg: number; vfov_deg: number; glance: string; horizon: number; pos: number[] };
 }
 
 /** What the renderer drew in the last frame (teams, win zone, explosions, holes). */
@@ -76,11 +76,12 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
         ping_ms: info?.pingMs ?? 0, lead_ms: info?.leadMs ?? 0,
         events_sent: info?.eventsSent ?? 0, events_received: info?.eventsReceived ?? 0,
         phase: 0, round: 0, mind_reader_ms: 0, server_rtt_ms: 0, transport: game?.transport ?? "",
-        camera: { mode: "", hfov_deg: 0, vfov_deg: 0, glance: "none", horizon: 0 },
+        camera: { mode: "", hfov_deg: 0, vfov_deg: 0, glance: "none", horizon: 0, pos: [] },
       };
       if (game) {
         const rig = game.renderer.rig;
-        out.camera = { mode: rig.mode, hfov_deg: rig.hfovDeg, vfov_deg: rig.vfovDeg, glance: rig.glance, horizon: rig.horizon };
+        const at = rig.camera.position;
+        out.camera = { mode: rig.mode, hfov_deg: rig.hfovDeg, vfov_deg: rig.vfovDeg, glance: rig.glance, horizon: rig.horizon, pos: [at.x, at.y, at.z] };
       }
       if (!game || !game.haveFrame) return out;
       const f = game.frame;
