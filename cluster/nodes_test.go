@@ -17,6 +17,7 @@ import (
 
 	"webtron/client"
 	"webtron/headless"
+	"webtron/sim"
 )
 
 // The process tests: three `webtron serve` nodes on loopback, 30 rooms of
@@ -177,8 +178,27 @@ func (c *clusterRun) run() {
 	}
 	c.reachableEverywhere(ctx, own)
 
-	// Kill -9 a node mid-round (not the lease stream's leader: that comes next).
-	time.Sleep(3 * time.Second) // rounds under way
+	// Kill -9 a node mid-round (not the lease stream's leader: that comes
+	// next). Mid-round means every player rides: one who leaves before ever
+	// riding gives the seat back at once (room.Leave), so a kill within the
+	// first countdown (PREPARE_TIME, 4 s) left the token of every player cut
+	// off with it unknown, and their rejoins refused.
+	waitFor(t, 30*time.Second, "every player riding", func() error {
+		for _, p := range first {
+			var phase sim.Phase
+			var in bool
+			p.Inspect(func(s *client.Session) {
+				st := s.State()
+				phase, _ = st.Phase()
+				in = st.Cycle(s.You()).InRound
+			})
+			if phase != sim.PhasePlay || !in {
+				return fmt.Errorf("%s in %s: phase %v, in the round %v", p.Name(), p.room, phase, in)
+			}
+		}
+		return nil
+	})
+	time.Sleep(time.Second) // the rooms' confirmed states past the countdown too
 	leader := c.leaderName()
 	victim := -1
 	for i, n := range c.nodes {
@@ -477,7 +497,9 @@ func (c *clusterRun) snapshot() map[*tplayer]progress {
 }
 
 // checkUnharmed fails unless each player that sel picks is still connected,
-// has seen no desync nor protocol error, and has kept playing since before.
+// has had no resync (a desync, or a clock so far from the room's that the
+// client asked for one) nor protocol error in its life, and has kept playing
+// since before.
 func (c *clusterRun) checkUnharmed(ps []*tplayer, before map[*tplayer]progress, sel func(*tplayer) bool) {
 	c.t.Helper()
 	n := 0
@@ -498,7 +520,7 @@ func (c *clusterRun) checkUnharmed(ps []*tplayer, before map[*tplayer]progress, 
 			}
 		})
 		if st.Resyncs != 0 || st.ProtocolErrors != 0 {
-			c.t.Fatalf("%s in %s: %d desyncs, %d protocol errors", p.Name(), p.room, st.Resyncs, st.ProtocolErrors)
+			c.t.Fatalf("%s in %s through %s: %d resyncs, %d protocol errors", p.Name(), p.room, c.nodes[p.via].name, st.Resyncs, st.ProtocolErrors)
 		}
 		b := before[p]
 		if tick-b.tick < 120*5 || st.BytesIn <= b.received {
@@ -508,7 +530,7 @@ func (c *clusterRun) checkUnharmed(ps []*tplayer, before map[*tplayer]progress, 
 	if n == 0 {
 		c.t.Fatal("no player left to check")
 	}
-	c.t.Logf("%d players of the surviving nodes' rooms: 0 disconnects, 0 desyncs, still playing", n)
+	c.t.Logf("%d players of the surviving nodes' rooms: 0 disconnects, 0 resyncs, still playing", n)
 }
 
 // checkTold checks that players proxied to the dead node's rooms were told
