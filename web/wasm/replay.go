@@ -140,10 +140,12 @@ func (c *replayCore) state(_ []js.Value) any {
 // appendReplayInfo writes what does not change while playing:
 //
 //	{"room":"lobby","round":3,"createdMs":1700000000000,"version":2,
-//	 "tickRate":120,"start":1,"end":24880,"loaded":24880,
+//	 "tickRate":120,"start":1,"end":24879,"loaded":24880,
 //	 "players":[{"slot":0,"name":"alice","bot":false,"sight":true},...],
 //	 "decidedTick":24500,"winner":3,"damaged":null}
 //
+// end is the last tick shown, the round's final state; the load pass goes
+// one tick further (loaded), to the record's end, to check its last hash.
 // decidedTick is -1 until the load pass reaches the decision (winner -1 then,
 // or for a draw); sight says whether setView can show that player's view;
 // damaged is the error text once a hash did not match: stop playing then.
