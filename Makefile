@@ -1,14 +1,14 @@
 # Webtron: `make run` builds everything and starts a playable server on
 # http://localhost:8080 (bots on); `make test` runs the whole test suite,
-# installing what it needs (npm packages, Chromium, nats-server) on a fresh
-# machine.
+# installing what it needs (npm packages, Chromium, Firefox ESR and Xvfb,
+# nats-server) on a fresh machine.
 GO       ?= go
 BIN      := bin/webtron
 WASMEXEC := $(shell $(GO) env GOROOT)/lib/wasm
 # The packages whose code the browser runs: their tests also run under js/wasm.
 WASM_PKGS := ./sim/ ./bot/ ./history/ ./client/ ./proto/ ./clock/ ./replay/playback/ ./web/wasm/
 
-.PHONY: all build web run test test-native test-amd64 test-wasm test-browser vet bench chromium nats-server
+.PHONY: all build web run test test-native test-amd64 test-wasm test-browser vet bench chromium firefox nats-server
 
 all: build
 
@@ -45,12 +45,21 @@ test-wasm:
 	PATH="$(WASMEXEC):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 -short $(WASM_PKGS)
 	./scripts/sim-wasm-check.sh
 
-# End-to-end tests in headless Chromium (Debian's package, installed when missing).
-test-browser: chromium
+# End-to-end tests in headless Chromium, and TestBrowserFirefox in Firefox ESR
+# under Xvfb (Debian's packages, installed when missing; e2e/README.md).
+test-browser: chromium firefox
 	WEBTRON_BROWSER_TESTS=1 $(GO) test -count=1 -run 'Browser' ./e2e/...
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || ./scripts/install-chromium.sh
+
+# Firefox ESR, Xvfb and Mesa from Debian; puppeteer-core (WebDriver BiDi)
+# from e2e/firefox's lock file, installed again when the lock changes.
+firefox: e2e/firefox/node_modules/.package-lock.json
+	@./scripts/install-firefox.sh
+
+e2e/firefox/node_modules/.package-lock.json: e2e/firefox/package-lock.json
+	cd e2e/firefox && npm ci --no-audit --no-fund
 
 nats-server:
 	@command -v nats-server >/dev/null 2>&1 || ./scripts/install-nats-server.sh

@@ -192,47 +192,7 @@ func TestBrowserTwoPages(t *testing.T) {
 	})
 	idA := sa.You
 	want := turnLeftOnceMoving(t, a, idA)
-
-	// B sees the turn (a remote event: applied by rollback when it arrives).
-	var cornerB float64
-	waitFor(t, "B to see A's turn", 10*time.Second, func() bool {
-		x, y, dir, _ := b.state(t).player(idA)
-		cornerB = x
-		if want%2 == 0 { // now heading east or west: y is the corner's
-			cornerB = y
-		}
-		return dir == want
-	})
-	// The server's history, as a spectator received it.
-	var cornerH float64
-	var turnTick int64 = -1
-	waitFor(t, "the spectator to see A's turn", 10*time.Second, func() bool {
-		ok := false
-		w.with(func(s *client.Session) {
-			if s.State() == nil {
-				return
-			}
-			c := s.State().Cycle(idA)
-			if int(c.Dir) != want {
-				return
-			}
-			cornerH = float64(c.X) / sim.Meter
-			if want%2 == 0 {
-				cornerH = float64(c.Y) / sim.Meter
-			}
-			for _, te := range s.Timeline().Log.From(0) {
-				if int(te.Ev.Player) == idA && te.Ev.Kind == sim.EvTurnLeft {
-					turnTick = te.Tick
-				}
-			}
-			ok = true
-		})
-		return ok
-	})
-	if math.Abs(cornerB-cornerH) > 0.002 {
-		t.Errorf("A's corner in B's view %.3f m, in the server's history %.3f m (turn at tick %d): B applied the turn at another tick", cornerB, cornerH, turnTick)
-	}
-	t.Logf("A turned at tick %d; corner %.3f m in B's view and in the history", turnTick, cornerH)
+	seesTurnAsHistory(t, w, b, idA, want)
 
 	dir := artifacts(t)
 	for name, p := range map[string]*page{"a": a, "b": b} {
@@ -360,21 +320,88 @@ func TestBrowserFramePerf(t *testing.T) {
 	}
 }
 
-// turnLeftOnceMoving waits for the countdown to end (the page's cycle id
-// moves), presses the left arrow once, and returns the direction the cycle
-// must take.
-func turnLeftOnceMoving(t *testing.T, p *page, id int) int {
+// seesTurnAsHistory checks that page b sees cycle id turn to direction want
+// at the same corner as the server's history, as the spectator w received
+// it: b applied the remote turn (by rollback, when it arrived) at the tick
+// the server put it.
+func seesTurnAsHistory(t *testing.T, w *watcher, b driven, idA, want int) {
 	t.Helper()
-	var x0, y0 float64
-	waitFor(t, "the cycle to move", 20*time.Second, func() bool {
-		x, y, _, alive := p.state(t).player(id)
-		moved := alive && x0 != 0 && (x != x0 || y != y0)
-		x0, y0 = x, y
-		return moved
+	// B sees the turn (a remote event: applied by rollback when it arrives).
+	var cornerB float64
+	waitFor(t, "B to see A's turn", 10*time.Second, func() bool {
+		x, y, dir, _ := b.state(t).player(idA)
+		cornerB = x
+		if want%2 == 0 { // now heading east or west: y is the corner's
+			cornerB = y
+		}
+		return dir == want
 	})
-	_, _, dir0, _ := p.state(t).player(id)
+	// The server's history, as a spectator received it.
+	var cornerH float64
+	var turnTick int64 = -1
+	waitFor(t, "the spectator to see A's turn", 10*time.Second, func() bool {
+		ok := false
+		w.with(func(s *client.Session) {
+			if s.State() == nil {
+				return
+			}
+			c := s.State().Cycle(idA)
+			if int(c.Dir) != want {
+				return
+			}
+			cornerH = float64(c.X) / sim.Meter
+			if want%2 == 0 {
+				cornerH = float64(c.Y) / sim.Meter
+			}
+			for _, te := range s.Timeline().Log.From(0) {
+				if int(te.Ev.Player) == idA && te.Ev.Kind == sim.EvTurnLeft {
+					turnTick = te.Tick
+				}
+			}
+			ok = true
+		})
+		return ok
+	})
+	if math.Abs(cornerB-cornerH) > 0.002 {
+		t.Errorf("A's corner in B's view %.3f m, in the server's history %.3f m (turn at tick %d): B applied the turn at another tick", cornerB, cornerH, turnTick)
+	}
+	t.Logf("A turned at tick %d; corner %.3f m in B's view and in the history", turnTick, cornerH)
+}
+
+// driven is a page a test drives: Chromium's (page, over the DevTools
+// protocol) or Firefox's (foxPage, over WebDriver BiDi).
+type driven interface {
+	state(t *testing.T) pageState
+	// arrowLeft presses the left arrow key on the page, as a person does.
+	arrowLeft(t *testing.T)
+}
+
+func (p *page) arrowLeft(t *testing.T) {
+	t.Helper()
 	if _, err := chromedp.Run(p.ctx, chromedp.KeyEvent(kb.ArrowLeft)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// turnLeftOnceMoving waits for the countdown to end (the page's cycle id
+// moves between two readings in play: a respawn for the next round moves it
+// too), presses the left arrow once, and returns the direction the cycle
+// must take.
+func turnLeftOnceMoving(t *testing.T, p driven, id int) int {
+	t.Helper()
+	var x0, y0 float64
+	waitFor(t, "the cycle to move", 20*time.Second, func() bool {
+		s := p.state(t)
+		x, y, _, alive := s.player(id)
+		play := alive && s.Phase == int(sim.PhasePlay)
+		moved := play && x0 != 0 && (x != x0 || y != y0)
+		x0, y0 = x, y
+		if !play {
+			x0 = 0
+		}
+		return moved
+	})
+	_, _, dir0, _ := p.state(t).player(id)
+	p.arrowLeft(t)
 	return (dir0 + 1) % 4
 }

@@ -1,7 +1,8 @@
 // Package e2e holds end-to-end tests: the real server, real sockets, real
-// browsers (headless Chromium driven by chromedp). They run when
+// browsers (headless Chromium driven by chromedp; Firefox ESR under Xvfb
+// driven over WebDriver BiDi, firefox_test.go). They run when
 // WEBTRON_BROWSER_TESTS=1 (the Makefile's test-browser target, which installs
-// Chromium when it is missing) and skip otherwise.
+// the browsers when they are missing: README.md here) and skip otherwise.
 package e2e
 
 import (
