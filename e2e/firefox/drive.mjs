@@ -1,6 +1,8 @@
 // drive.mjs runs Firefox for e2e/firefox_test.go over WebDriver BiDi
 // (puppeteer-core, which downloads no browser) and does what the Go test
-// asks, one JSON command a line on stdin, one JSON answer a line on stdout:
+// asks, one JSON command a line on stdin, one JSON answer a line on file
+// descriptor 3 (stdout and stderr carry Firefox's own output, for the test's
+// failure messages):
 //
 //   {"id":1,"op":"open","page":"a","url":"http://...","window":false}
 //   {"id":2,"op":"type","page":"a","selector":"#name","text":"Alice"}
@@ -18,16 +20,18 @@
 //
 // Environment: FIREFOX (the executable, default /usr/bin/firefox-esr) and
 // DISPLAY (an X server: Firefox has no WebGL headless, so it runs under Xvfb).
+import { writeSync } from "node:fs";
 import { createInterface } from "node:readline";
 import puppeteer from "puppeteer-core";
 
-const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
+const out = (o) => writeSync(3, JSON.stringify(o) + "\n");
 
 const browser = await puppeteer.launch({
   browser: "firefox",
   protocol: "webDriverBiDi",
   executablePath: process.env.FIREFOX || "/usr/bin/firefox-esr",
   headless: false,
+  dumpio: true,
   args: ["--width=960", "--height=600"],
   extraPrefsFirefox: {
     // Xvfb's only GL is Mesa's software renderer (llvmpipe): WebGL on it
