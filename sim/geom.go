@@ -41,10 +41,8 @@ func (s *State) ray(x, y int64, dir uint8, rng int64, self int) hit {
 	if best.gap > rng {
 		best.gap = noHit
 	}
-	a := s.dv().arena
 	// Closed walls, through the cells the ray crosses.
-	ex, ey := x+fx*min(rng, a), y+fy*min(rng, a)
-	bx0, by0, bx1, by1 := min(x, ex), min(y, ey), max(x, ex), max(y, ey)
+	bx0, by0, bx1, by1 := s.rayBox(x, y, dir, rng)
 	cx0, cy0, cx1, cy1 := s.grid.cellRange(bx0, by0, bx1, by1)
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
@@ -68,6 +66,15 @@ func (s *State) ray(x, y int64, dir uint8, rng int64, self int) hit {
 		s.rayWall(&w, x, y, dir, rng, self, &best)
 	}
 	return best
+}
+
+// rayBox is the box a ray from (x,y) along dir with range rng sweeps, cut at
+// the arena's side.
+func (s *State) rayBox(x, y int64, dir uint8, rng int64) (x0, y0, x1, y1 int64) {
+	fx, fy, _, _ := frame(dir)
+	a := s.dv().arena
+	ex, ey := x+fx*min(rng, a), y+fy*min(rng, a)
+	return min(x, ex), min(y, ey), max(x, ex), max(y, ey)
 }
 
 // rayWall makes wall w the ray's best hit if the standing part of w is nearer.
@@ -200,12 +207,8 @@ func (s *State) rimSensors(x, y int64, dir uint8) (left, right hit) {
 func (s *State) sensors(x, y int64, dir uint8, self int) (left, right hit) {
 	fx, fy, lx, ly := frame(dir)
 	pf, pl := x*fx+y*fy, x*lx+y*ly
-	near := s.cfg.WallNear
 	left, right = s.rimSensors(x, y, dir)
-	// Only the rear half of the square around the cycle can hold a sensor point.
-	bx, by := x-fx*near, y-fy*near
-	rx0, ry0 := min(x, bx)-abs(lx)*near, min(y, by)-abs(ly)*near
-	rx1, ry1 := max(x, bx)+abs(lx)*near, max(y, by)+abs(ly)*near
+	rx0, ry0, rx1, ry1 := s.sensorBox(x, y, dir)
 	cx0, cy0, cx1, cy1 := s.grid.cellRange(rx0, ry0, rx1, ry1)
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
@@ -225,6 +228,15 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right hit) {
 		}
 	}
 	return left, right
+}
+
+// sensorBox is the rear half of the square around a cycle at (x,y) heading
+// dir, WallNear deep and twice as wide: the only place a sensor point can be.
+func (s *State) sensorBox(x, y int64, dir uint8) (x0, y0, x1, y1 int64) {
+	fx, fy, lx, ly := frame(dir)
+	near := s.cfg.WallNear
+	bx, by := x-fx*near, y-fy*near
+	return min(x, bx) - abs(lx)*near, min(y, by) - abs(ly)*near, max(x, bx) + abs(lx)*near, max(y, by) + abs(ly)*near
 }
 
 // sense lets the sensor rays meet wall w: a parallel wall where the ray

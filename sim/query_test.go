@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"slices"
 	"testing"
 )
@@ -39,6 +40,62 @@ func TestGoldenQueries(t *testing.T) {
 			if hits < 250 {
 				t.Fatalf("%d walls: only %d sensor hits on walls: the test does not exercise the search", walls, hits)
 			}
+		}
+	})
+	t.Run("ties", func(t *testing.T) {
+		// Walls on a 1 m lattice: many are equally near a query point, and
+		// which of them a query reports depends on the order it meets them.
+		s := playing(t, testConfig(), 8)
+		rng := uint64(3)
+		at := func(k uint64) int64 { return int64(k%40+230) * Meter }
+		for s.WallCount() < 3000 {
+			rng = splitmix(rng)
+			x, y, l := at(rng), at(rng>>20), int64(rng>>40%6+1)*Meter
+			w := Wall{X1: x, Y1: y, X2: x + l, Y2: y, Owner: uint8(rng % 8), T1: int64(rng >> 50 % 100), T2: 100 + int64(rng>>56%100)}
+			if rng&(1<<63) != 0 {
+				w.X2, w.Y2 = x, y+l
+			}
+			s.addWall(w)
+		}
+		// Cycles among them, dying and blowing holes in them, and cycles
+		// riding on along their edges, laying open walls beside them.
+		for i := range 4 {
+			place(s, i, 231+int64(i)*10, 231+int64(i)*10, uint8(i%4), 20*Meter)
+		}
+		place(s, 4, 232, 229, 0, 20*Meter)
+		place(s, 5, 240, 228, 0, 20*Meter)
+		place(s, 6, 229, 232, 1, 20*Meter)
+		place(s, 7, 228, 240, 1, 20*Meter)
+		steps(s, 30)
+		for i := 4; i < 8; i++ {
+			if !s.c.Cycles[i].Alive {
+				t.Fatalf("cycle %d died: the test does not exercise open walls", i)
+			}
+		}
+		if !s.holed() {
+			t.Fatal("no holes: the test does not exercise them")
+		}
+		ordered := 0
+		for range 4000 {
+			rng = splitmix(rng)
+			x, y := at(rng)-2*Meter+int64(rng>>8%2)*Meter/2, at(rng>>20)-2*Meter
+			dir, self := uint8(rng>>30&3), int(rng>>32%8)
+			l, r := s.sensors(x, y, dir, self)
+			bl, br := bruteSensors(s, x, y, dir, self)
+			if l != bl || r != br {
+				t.Fatalf("sensors at (%d, %d) dir %d: %+v %+v, every wall in grid order: %+v %+v", x, y, dir, l, r, bl, br)
+			}
+			rg := int64(rng>>40%20+1) * Meter
+			got, want := s.ray(x, y, dir, rg, self), bruteRay(s, x, y, dir, rg, self)
+			if got != want {
+				t.Fatalf("ray from (%d, %d) dir %d range %d: %+v, every wall in grid order: %+v", x, y, dir, rg, got, want)
+			}
+			if il, ir := indexOrderSensors(s, x, y, dir, self); il != l || ir != r {
+				ordered++
+			}
+		}
+		if ordered < 200 {
+			t.Fatalf("only %d queries of 4000 depend on the order: the test does not exercise it", ordered)
 		}
 	})
 	t.Run("crossings", func(t *testing.T) {
@@ -102,9 +159,75 @@ func queryWorld(t testing.TB, walls int) *State {
 	return s
 }
 
-// bruteSensors is State.sensors over every wall of the round, in the order
-// they were laid, without the grid.
+// gridOrder returns the indices in RoundWalls of the walls that a search of
+// the grid's cells over the box [x0,x1] x [y0,y1] meets, in the order it
+// meets them, worked out from the walls' ends alone: cell by cell, rows of
+// cells upward and each row left to right, a wall where it is first met, the
+// walls of a cell in the order they were laid. Between walls equally near,
+// the searches keep the first they meet, so this order is part of the rules.
+func gridOrder(s *State, x0, y0, x1, y1 int64) []int {
+	cx0, cy0, cx1, cy1 := s.grid.cellRange(x0, y0, x1, y1)
+	type met struct{ cell, idx int64 }
+	var ms []met
+	for i, w := range s.RoundWalls() {
+		wx0, wy0, wx1, wy1 := s.grid.span(&w)
+		if max(wx0, cx0) > min(wx1, cx1) || max(wy0, cy0) > min(wy1, cy1) {
+			continue
+		}
+		ms = append(ms, met{max(wy0, cy0)*s.grid.n + max(wx0, cx0), int64(i)})
+	}
+	slices.SortFunc(ms, func(a, b met) int { return cmp.Or(cmp.Compare(a.cell, b.cell), cmp.Compare(a.idx, b.idx)) })
+	order := make([]int, len(ms))
+	for k, m := range ms {
+		order[k] = int(m.idx)
+	}
+	return order
+}
+
+// bruteSensors is State.sensors over every wall the grid search meets, in
+// gridOrder, without the grid's lists or any pruning.
 func bruteSensors(s *State, x, y int64, dir uint8, self int) (left, right hit) {
+	fx, fy, lx, ly := frame(dir)
+	pf, pl := x*fx+y*fy, x*lx+y*ly
+	left, right = s.rimSensors(x, y, dir)
+	ws := s.RoundWalls()
+	x0, y0, x1, y1 := s.sensorBox(x, y, dir)
+	for _, i := range gridOrder(s, x0, y0, x1, y1) {
+		s.sense(&ws[i], fx, fy, lx, ly, pf, pl, self, &left, &right)
+	}
+	for i := range s.c.Cycles {
+		if c := &s.c.Cycles[i]; c.Alive && i != self {
+			w := c.openWall(i, s.c.Tick)
+			s.sense(&w, fx, fy, lx, ly, pf, pl, self, &left, &right)
+		}
+	}
+	return left, right
+}
+
+// bruteRay is State.ray over every wall the grid search meets, in
+// gridOrder, without the grid's lists or any pruning.
+func bruteRay(s *State, x, y int64, dir uint8, rng int64, self int) hit {
+	best := hit{gap: s.rimGap(x, y, dir), owner: OwnerRim, perp: true}
+	if best.gap > rng {
+		best.gap = noHit
+	}
+	ws := s.RoundWalls()
+	x0, y0, x1, y1 := s.rayBox(x, y, dir, rng)
+	for _, i := range gridOrder(s, x0, y0, x1, y1) {
+		s.rayWall(&ws[i], x, y, dir, rng, self, &best)
+	}
+	for i := range s.c.Cycles {
+		if c := &s.c.Cycles[i]; c.Alive && i != self {
+			w := c.openWall(i, s.c.Tick)
+			s.rayWall(&w, x, y, dir, rng, self, &best)
+		}
+	}
+	return best
+}
+
+// indexOrderSensors is State.sensors over every wall of the round in the
+// order they were laid: where it differs from bruteSensors, the order decided.
+func indexOrderSensors(s *State, x, y int64, dir uint8, self int) (left, right hit) {
 	fx, fy, lx, ly := frame(dir)
 	pf, pl := x*fx+y*fy, x*lx+y*ly
 	left, right = s.rimSensors(x, y, dir)
@@ -119,23 +242,4 @@ func bruteSensors(s *State, x, y int64, dir uint8, self int) (left, right hit) {
 		}
 	}
 	return left, right
-}
-
-// bruteRay is State.ray over every wall of the round, without the grid.
-func bruteRay(s *State, x, y int64, dir uint8, rng int64, self int) hit {
-	best := hit{gap: s.rimGap(x, y, dir), owner: OwnerRim, perp: true}
-	if best.gap > rng {
-		best.gap = noHit
-	}
-	ws := s.RoundWalls()
-	for i := range ws {
-		s.rayWall(&ws[i], x, y, dir, rng, self, &best)
-	}
-	for i := range s.c.Cycles {
-		if c := &s.c.Cycles[i]; c.Alive && i != self {
-			w := c.openWall(i, s.c.Tick)
-			s.rayWall(&w, x, y, dir, rng, self, &best)
-		}
-	}
-	return best
 }
