@@ -71,6 +71,9 @@ func (s *State) blast(x, y, r int64) {
 		for cx := cx0; cx <= cx1; cx++ {
 			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
 				w := &s.walls[int64(idx)-s.wallBase]
+				if !w.inReach(x, y, r) {
+					continue
+				}
 				// A wall is listed in every cell it crosses: cut it only in
 				// the cell of its point nearest the blast.
 				nx, ny := nearest(w, x, y)
@@ -82,10 +85,18 @@ func (s *State) blast(x, y, r int64) {
 	}
 	for i := range s.c.Cycles {
 		if c := &s.c.Cycles[i]; c.Alive {
-			w := c.openWall(i, s.c.Tick)
-			s.cut(&w, x, y, r)
+			if w := c.openWall(i, s.c.Tick); w.inReach(x, y, r) {
+				s.cut(&w, x, y, r)
+			}
 		}
 	}
+}
+
+// inReach reports whether w comes into the open square of side 2r around
+// (x, y): a blast of radius r there can cut nothing of a wall that does not
+// (see cut), so blast skips it before anything else.
+func (w *Wall) inReach(x, y, r int64) bool {
+	return max(w.X1, w.X2) > x-r && min(w.X1, w.X2) < x+r && max(w.Y1, w.Y2) > y-r && min(w.Y1, w.Y2) < y+r
 }
 
 // nearest returns the point of w nearest to (x, y).
@@ -169,6 +180,35 @@ func (s *State) nearBlast(x0, y0, x1, y1 int64) bool {
 	r := s.dv().explosion
 	for _, b := range s.blasts[:s.nblast] {
 		if b[0] >= x0-r && b[0] <= x1+r && b[1] >= y0-r && b[1] <= y1+r {
+			return true
+		}
+	}
+	return false
+}
+
+// blastsNear returns where cycles exploded this round within
+// EXPLOSION_RADIUS of the box [x0,x1] x [y0,y1], as nearBlast finds them, in
+// scratch space that the next call reuses: a search that looks up holes at
+// many points of the box tests each against these few (see nearAny).
+func (s *State) blastsNear(x0, y0, x1, y1 int64) [][2]int64 {
+	if !s.nearBlast(x0, y0, x1, y1) {
+		return nil
+	}
+	r, n := s.dv().explosion, 0
+	for _, b := range s.blasts[:s.nblast] {
+		if b[0] >= x0-r && b[0] <= x1+r && b[1] >= y0-r && b[1] <= y1+r {
+			s.near[n] = b
+			n++
+		}
+	}
+	return s.near[:n]
+}
+
+// nearAny reports whether (x, y) lies within r of any of the blasts bs, as
+// nearBlast does for a box that is a point.
+func nearAny(bs [][2]int64, x, y, r int64) bool {
+	for _, b := range bs {
+		if b[0] >= x-r && b[0] <= x+r && b[1] >= y-r && b[1] <= y+r {
 			return true
 		}
 	}

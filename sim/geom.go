@@ -35,24 +35,17 @@ type hit struct {
 // walls only count at a distance greater than zero: a cycle always touches the
 // corner it just left.
 func (s *State) ray(x, y int64, dir uint8, rng int64, self int) hit {
-	fx, fy, lx, ly := frame(dir)
-	pf, pl := x*fx+y*fy, x*lx+y*ly
-	best := hit{gap: s.rimGap(x, y, dir), owner: OwnerRim, perp: true}
-	if best.gap > rng {
-		best.gap = noHit
-	}
+	q := s.rayCast(x, y, dir, rng, self)
 	// Closed walls, through the cells the ray crosses.
 	bx0, by0, bx1, by1 := s.rayBox(x, y, dir, rng)
+	q.blasts = s.blastsNear(bx0, by0, bx1, by1) // every point the ray meets is in the box
 	cx0, cy0, cx1, cy1 := s.grid.cellRange(bx0, by0, bx1, by1)
+	r := q.reach()
 	for cy := cy0; cy <= cy1; cy++ {
-		for cx := cx0; cx <= cx1; cx++ {
-			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
-				w := &s.walls[int64(idx)-s.wallBase]
-				// Geometry first: the standing part of a wall is a piece of
-				// the whole wall, so a miss on the whole is a miss.
-				if g, ok := segGap(w, fx, fy, lx, ly, pf, pl); ok && g < best.gap && g <= rng && (g > 0 || int(w.Owner) != self) {
-					s.rayWall(w, x, y, dir, rng, self, &best)
-				}
+		for _, cell := range s.grid.cells[cy*s.grid.n+cx0 : cy*s.grid.n+cx1+1] {
+			for i := r.next(s.walls, s.wallBase, cell, 0); i < len(cell); i = r.next(s.walls, s.wallBase, cell, i+1) {
+				s.rayWall(&s.walls[int64(cell[i])-s.wallBase], &q)
+				r.gap = q.best.gap
 			}
 		}
 	}
@@ -63,9 +56,32 @@ func (s *State) ray(x, y int64, dir uint8, rng int64, self int) hit {
 			continue
 		}
 		w := c.openWall(i, s.c.Tick)
-		s.rayWall(&w, x, y, dir, rng, self, &best)
+		s.rayWall(&w, &q)
 	}
-	return best
+	return q.best
+}
+
+// rayCast is one ray's search: where it starts and goes, and the nearest
+// wall it has met so far.
+type rayCast struct {
+	x, y   int64
+	dir    uint8
+	rng    int64
+	self   int
+	blasts [][2]int64 // the blasts near enough to have holed what the ray meets
+	radius int64      // EXPLOSION_RADIUS
+	best   hit
+}
+
+// rayCast starts a ray from (x,y) along dir with range rng, the rim its
+// first hit if within range; the caller sets the blasts.
+func (s *State) rayCast(x, y int64, dir uint8, rng int64, self int) rayCast {
+	q := rayCast{x: x, y: y, dir: dir, rng: rng, self: self, radius: s.dv().explosion,
+		best: hit{gap: s.rimGap(x, y, dir), owner: OwnerRim, perp: true}}
+	if q.best.gap > rng {
+		q.best.gap = noHit
+	}
+	return q
 }
 
 // rayBox is the box a ray from (x,y) along dir with range rng sweeps, cut at
@@ -77,23 +93,73 @@ func (s *State) rayBox(x, y int64, dir uint8, rng int64) (x0, y0, x1, y1 int64) 
 	return min(x, ex), min(y, ey), max(x, ex), max(y, ey)
 }
 
+// rayReach is a ray's geometry in world coordinates, for the search's inner
+// loop (next): u along the ray's axis, v across it.
+type rayReach struct {
+	horiz bool  // along x: u is x and v is y; otherwise u is y and v is x
+	u, v  int64 // where the ray starts
+	fwd   int64 // the sign of going forward along u
+	rng   int64
+	self  int
+	gap   int64 // how far the ray has met something
+}
+
+// reach returns the cast's rayReach.
+func (q *rayCast) reach() rayReach {
+	fx, fy, _, _ := frame(q.dir)
+	r := rayReach{horiz: q.dir&1 == 0, u: q.x, v: q.y, fwd: fx + fy, rng: q.rng, self: q.self, gap: q.best.gap}
+	if !r.horiz {
+		r.u, r.v = q.y, q.x
+	}
+	return r
+}
+
+// next returns the position of the first wall of idxs from i on (len(idxs)
+// for none) whose line the ray meets within range and nearer than what it
+// has met (segGap in world coordinates): the standing part of a wall is a
+// piece of the whole wall, so rayWall need not look at the others.
+func (r *rayReach) next(walls []Wall, base int64, idxs []int32, i int) int {
+	horiz, u, v, fwd, rng, self, gap := r.horiz, r.u, r.v, r.fwd, r.rng, r.self, r.gap
+	for ; i < len(idxs); i++ {
+		w := &walls[int64(idxs[i])-base]
+		u1, v1, u2, v2 := w.X1, w.Y1, w.X2, w.Y2
+		if !horiz {
+			u1, v1, u2, v2 = v1, u1, v2, u2
+		}
+		var g int64
+		if v1 == v2 { // along the ray's line (or a point)
+			a, b := fwd*(u1-u), fwd*(u2-u)
+			if v1 != v || max(a, b) < 0 {
+				continue
+			}
+			g = max(0, min(a, b))
+		} else if g = fwd * (u1 - u); g < 0 || v < min(v1, v2) || v > max(v1, v2) {
+			continue
+		}
+		if g < gap && g <= rng && (g > 0 || int(w.Owner) != self) {
+			return i
+		}
+	}
+	return i
+}
+
 // rayWall makes wall w the ray's best hit if the standing part of w is nearer.
-func (s *State) rayWall(w *Wall, x, y int64, dir uint8, rng int64, self int, best *hit) {
+func (s *State) rayWall(w *Wall, q *rayCast) {
 	v, ok := s.visible(*w)
 	if !ok {
 		return
 	}
-	fx, fy, lx, ly := frame(dir)
-	pf, pl := x*fx+y*fy, x*lx+y*ly
+	fx, fy, lx, ly := frame(q.dir)
+	pf, pl := q.x*fx+q.y*fy, q.x*lx+q.y*ly
 	g, ok := segGap(&v, fx, fy, lx, ly, pf, pl)
-	if !ok || g >= best.gap || g > rng || g == 0 && int(v.Owner) == self {
+	if !ok || g >= q.best.gap || g > q.rng || g == 0 && int(v.Owner) == q.self {
 		return
 	}
 	perp := v.X1*lx+v.Y1*ly != v.X2*lx+v.Y2*ly
 	// The point hit, and its place on the owner's trail.
-	hx, hy := x+fx*g, y+fy*g
+	hx, hy := q.x+fx*g, q.y+fy*g
 	odo := v.Odo + abs(hx-v.X1) + abs(hy-v.Y1)
-	if s.nearBlast(hx, hy, hx, hy) {
+	if nearAny(q.blasts, hx, hy, q.radius) {
 		step := int64(0) // how the odometer runs as the ray goes on along the wall
 		if !perp {
 			step = sign((v.X2-v.X1)*fx + (v.Y2-v.Y1)*fy)
@@ -105,11 +171,11 @@ func (s *State) rayWall(w *Wall, x, y int64, dir uint8, rng int64, self int, bes
 		}
 		g += abs(solid - odo)
 		odo = solid
-		if g >= best.gap || g > rng {
+		if g >= q.best.gap || g > q.rng {
 			return
 		}
 	}
-	*best = hit{gap: g, owner: int(v.Owner), built: v.builtAt(odo), perp: perp}
+	q.best = hit{gap: g, owner: int(v.Owner), built: v.builtAt(odo), perp: perp}
 }
 
 // solid returns the first point of owner's trail from odometer odo on, going
@@ -204,31 +270,65 @@ func (s *State) rimSensors(x, y int64, dir uint8) (left, right hit) {
 // included: a wall across the driving direction blocks the ray and gives no
 // acceleration, as in gCycleMovement::CalculateAcceleration, which only lets a
 // wall nearly parallel to the cycle accelerate it. gap is the distance across.
+// Between walls met equally far, a parallel one wins, then the first met:
+// the rim, the closed walls in the grid's order, the open segments in seat
+// order.
 func (s *State) sensors(x, y int64, dir uint8, self int) (left, right hit) {
-	fx, fy, lx, ly := frame(dir)
-	pf, pl := x*fx+y*fy, x*lx+y*ly
-	left, right = s.rimSensors(x, y, dir)
-	rx0, ry0, rx1, ry1 := s.sensorBox(x, y, dir)
-	cx0, cy0, cx1, cy1 := s.grid.cellRange(rx0, ry0, rx1, ry1)
+	c := s.sensorCast(x, y, dir)
+	x0, y0, x1, y1 := s.sensorBox(x, y, dir)
+	c.blasts = s.blastsNear(x0, y0, x1, y1) // every point a sensor meets is in the box
+	cx0, cy0, cx1, cy1 := s.grid.cellRange(x0, y0, x1, y1)
 	for cy := cy0; cy <= cy1; cy++ {
-		for cx := cx0; cx <= cx1; cx++ {
-			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
-				w := &s.walls[int64(idx)-s.wallBase]
-				if max(w.X1, w.X2) < rx0 || min(w.X1, w.X2) > rx1 || max(w.Y1, w.Y2) < ry0 || min(w.Y1, w.Y2) > ry1 {
-					continue
-				}
-				s.sense(w, fx, fy, lx, ly, pf, pl, self, &left, &right)
-			}
+		for _, cell := range s.grid.cells[cy*s.grid.n+cx0 : cy*s.grid.n+cx1+1] {
+			s.senseAll(&c, s.walls, s.wallBase, cell)
 		}
 	}
+	// Open segments of living cycles (not in the grid: they grow every tick).
+	n := 0
 	for i := range s.c.Cycles {
-		if c := &s.c.Cycles[i]; c.Alive && i != self && c.openTouches(rx0, ry0, rx1, ry1) {
-			w := c.openWall(i, s.c.Tick)
-			s.sense(&w, fx, fy, lx, ly, pf, pl, self, &left, &right)
+		if o := &s.c.Cycles[i]; o.Alive && i != self && o.openTouches(x0, y0, x1, y1) {
+			s.open[n] = o.openWall(i, s.c.Tick)
+			s.openIdx[n] = int32(n)
+			n++
 		}
 	}
-	return left, right
+	s.senseAll(&c, s.open[:n], 0, s.openIdx[:n])
+	return c.sides()
 }
+
+// sensorCast is one cast of a cycle's two sensors, in world coordinates: u
+// along the driving axis, v across it, and the sides told apart by the sign
+// of v rather than as left and right, so that the search's inner loop
+// (next) needs no multiplications.
+type sensorCast struct {
+	horiz  bool  // driving along x: u is x and v is y; otherwise u is y and v is x
+	u, v   int64 // the cycle
+	back   int64 // the sign of going back along u
+	near   int64 // CYCLE_WALL_NEAR
+	left   int   // the side that is on the left: 0 or 1
+	blasts [][2]int64
+	radius int64  // EXPLOSION_RADIUS
+	met    [2]hit // what the sensor on the side of greater v, and of lesser v, has met
+}
+
+// sensorCast starts a cast from a cycle at (x,y) heading dir, with what the
+// rim gives each side; the caller sets the blasts near enough to have holed
+// what the sensors meet.
+func (s *State) sensorCast(x, y int64, dir uint8) sensorCast {
+	fx, fy, lx, ly := frame(dir)
+	c := sensorCast{horiz: dir&1 == 0, u: x, v: y, back: -(fx + fy), near: s.cfg.WallNear, radius: s.dv().explosion}
+	if !c.horiz {
+		c.u, c.v = y, x
+	}
+	if lx+ly < 0 { // left is towards lesser v
+		c.left = 1
+	}
+	c.met[c.left], c.met[1-c.left] = s.rimSensors(x, y, dir)
+	return c
+}
+
+// sides returns what the left and the right sensor met.
+func (c *sensorCast) sides() (left, right hit) { return c.met[c.left], c.met[1-c.left] }
 
 // sensorBox is the rear half of the square around a cycle at (x,y) heading
 // dir, WallNear deep and twice as wide: the only place a sensor point can be.
@@ -239,61 +339,92 @@ func (s *State) sensorBox(x, y int64, dir uint8) (x0, y0, x1, y1 int64) {
 	return min(x, bx) - abs(lx)*near, min(y, by) - abs(ly)*near, max(x, bx) + abs(lx)*near, max(y, by) + abs(ly)*near
 }
 
-// sense lets the sensor rays meet wall w: a parallel wall where the ray
-// reaches its line, a wall across where the ray reaches its line and the
-// wall spans the ray's point there. Equal distances keep the parallel wall.
-func (s *State) sense(w *Wall, fx, fy, lx, ly, pf, pl int64, self int, left, right *hit) {
-	near := s.cfg.WallNear
-	f1, l1 := w.X1*fx+w.Y1*fy, w.X1*lx+w.Y1*ly
-	f2, l2 := w.X2*fx+w.Y2*fy, w.X2*lx+w.Y2*ly
-	if l1 == l2 { // parallel: the ray meets its line at t = |d|, at f = pf - t
-		d := l1 - pl
-		side := left
-		if d < 0 {
-			d, side = -d, right
+// senseAll lets the sensors meet the walls idxs, in that order (the wall of
+// global index i is walls[i-base]).
+func (s *State) senseAll(c *sensorCast, walls []Wall, base int64, idxs []int32) {
+	for i, dp, dn := c.next(walls, base, idxs, 0); i < len(idxs); i, dp, dn = c.next(walls, base, idxs, i+1) {
+		w := &walls[int64(idxs[i])-base]
+		if dp > 0 {
+			s.senseHit(c, w, 0, dp)
 		}
-		if d == 0 || d > near || d > side.gap || d == side.gap && !side.perp {
-			return
+		if dn > 0 {
+			s.senseHit(c, w, 1, dn)
 		}
-		if at := pf - d; at < min(f1, f2) || at > max(f1, f2) {
-			return
-		}
-		s.senseHit(w, fx, fy, lx, ly, pf-d, l1, d, false, side)
-		return
-	}
-	// across: the ray meets its line at t = pf - f1, at l = pl +- t
-	t := pf - f1
-	if t <= 0 || t > near {
-		return
-	}
-	for k, side := range [2]*hit{left, right} {
-		l := pl + t - 2*t*int64(k)
-		if t >= side.gap || l < min(l1, l2) || l > max(l1, l2) {
-			continue
-		}
-		s.senseHit(w, fx, fy, lx, ly, f1, l, t, true, side)
 	}
 }
 
-// senseHit records a sensor's hit on w at local (f, l), t across, unless it
-// falls in a hole or on a part of w no longer standing.
-func (s *State) senseHit(w *Wall, fx, fy, lx, ly, f, l, t int64, perp bool, side *hit) {
-	v, ok := s.visible(*w)
-	if !ok {
-		return
+// next finds the first wall of idxs from position i on that a sensor meets
+// no farther than what that side has met, and returns its position (len(idxs)
+// for none) and how far across the sensor on the side of greater v, and of
+// lesser v, meets it (0 for not at all). A sensor meets a parallel wall
+// where it reaches the wall's line, d across and as far back; a wall across
+// the driving direction where it reaches that line, t back and t across, if
+// the wall spans that point. A parallel wall met as far as a wall across
+// takes its place.
+func (c *sensorCast) next(walls []Wall, base int64, idxs []int32, i int) (int, int64, int64) {
+	horiz, u, v, back, near := c.horiz, c.u, c.v, c.back, c.near
+	gp, gn, pp, pn := c.met[0].gap, c.met[1].gap, c.met[0].perp, c.met[1].perp
+	for ; i < len(idxs); i++ {
+		w := &walls[int64(idxs[i])-base]
+		u1, v1, u2, v2 := w.X1, w.Y1, w.X2, w.Y2
+		if !horiz {
+			u1, v1, u2, v2 = v1, u1, v2, u2
+		}
+		if v1 == v2 { // parallel, or a point
+			d, gap, perp := v1-v, gp, pp
+			if d < 0 {
+				d, gap, perp = -d, gn, pn
+			}
+			if at := u + back*d; d == 0 || d > near || d > gap || d == gap && !perp || at < min(u1, u2) || at > max(u1, u2) {
+				continue
+			}
+			if v1 > v {
+				return i, d, 0
+			}
+			return i, 0, d
+		}
+		t, lo, hi := back*(u1-u), min(v1, v2), max(v1, v2)
+		if t <= 0 || t > near {
+			continue
+		}
+		var dp, dn int64
+		if t < gp && v+t >= lo && v+t <= hi {
+			dp = t
+		}
+		if t < gn && v-t >= lo && v-t <= hi {
+			dn = t
+		}
+		if dp|dn != 0 {
+			return i, dp, dn
+		}
 	}
-	// Back to world coordinates: the frame is orthonormal.
-	hx, hy := f*fx+l*lx, f*fy+l*ly
-	if hx < min(v.X1, v.X2) || hx > max(v.X1, v.X2) || hy < min(v.Y1, v.Y2) || hy > max(v.Y1, v.Y2) {
-		return // on the receded part of a finite trail
+	return i, 0, 0
+}
+
+// senseHit records that the sensor on side k (0 greater v, 1 lesser v) meets
+// w d across, unless the point falls in a hole or on a part of w no longer
+// standing.
+func (s *State) senseHit(c *sensorCast, w *Wall, k int, d int64) {
+	pu, pv := c.u+c.back*d, c.v+d-2*d*int64(k)
+	hx, hy, perp := pu, pv, w.Y1 != w.Y2
+	if !c.horiz {
+		hx, hy, perp = pv, pu, w.X1 != w.X2
+	}
+	v := w
+	if !s.whole(w.Owner) {
+		part, ok := s.visible(*w)
+		if !ok || hx < min(part.X1, part.X2) || hx > max(part.X1, part.X2) || hy < min(part.Y1, part.Y2) || hy > max(part.Y1, part.Y2) {
+			return // gone, or on the receded part of a finite trail
+		}
+		v = &part
 	}
 	odo := v.Odo + abs(hx-v.X1) + abs(hy-v.Y1)
-	if s.nearBlast(hx, hy, hx, hy) {
+	if nearAny(c.blasts, hx, hy, c.radius) {
 		if _, ok := s.solid(v.Owner, odo, 0, 0, 0); !ok {
 			return
 		}
 	}
-	*side = hit{gap: t, owner: int(v.Owner), built: v.builtAt(odo), perp: perp}
+	c.met[k] = hit{gap: d, owner: int(v.Owner), built: v.builtAt(odo), perp: perp}
 }
 
 // openTouches reports whether the open segment's bounding box meets the box
@@ -305,6 +436,14 @@ func (c *Cycle) openTouches(x0, y0, x1, y1 int64) bool {
 // openWall is the segment cycle id is laying now (tick now).
 func (c *Cycle) openWall(id int, now int64) Wall {
 	return Wall{X1: c.TurnX, Y1: c.TurnY, X2: c.X, Y2: c.Y, Odo: c.SegOdo, T1: c.SegTick, T2: now, Owner: uint8(id)}
+}
+
+// whole reports whether owner's walls stand whole, holes aside: its wreck
+// has not vanished and trails do not recede, so visible returns any of its
+// walls unchanged.
+func (s *State) whole(owner uint8) bool {
+	o, d := &s.c.Cycles[owner], s.dv()
+	return d.wallsLength <= 0 && (o.Alive || d.deadWall < 0 || s.c.Tick < o.DeathTick+d.deadWall)
 }
 
 // visible returns the part of w that still stands, holes aside: none once its

@@ -187,58 +187,113 @@ func gridOrder(s *State, x0, y0, x1, y1 int64) []int {
 // bruteSensors is State.sensors over every wall the grid search meets, in
 // gridOrder, without the grid's lists or any pruning.
 func bruteSensors(s *State, x, y int64, dir uint8, self int) (left, right hit) {
-	fx, fy, lx, ly := frame(dir)
-	pf, pl := x*fx+y*fy, x*lx+y*ly
-	left, right = s.rimSensors(x, y, dir)
-	ws := s.RoundWalls()
 	x0, y0, x1, y1 := s.sensorBox(x, y, dir)
+	ws := s.RoundWalls()
+	var order []*Wall
 	for _, i := range gridOrder(s, x0, y0, x1, y1) {
-		s.sense(&ws[i], fx, fy, lx, ly, pf, pl, self, &left, &right)
+		order = append(order, &ws[i])
 	}
-	for i := range s.c.Cycles {
-		if c := &s.c.Cycles[i]; c.Alive && i != self {
-			w := c.openWall(i, s.c.Tick)
-			s.sense(&w, fx, fy, lx, ly, pf, pl, self, &left, &right)
-		}
-	}
-	return left, right
+	return senseEvery(s, x, y, dir, self, order)
 }
 
 // bruteRay is State.ray over every wall the grid search meets, in
 // gridOrder, without the grid's lists or any pruning.
 func bruteRay(s *State, x, y int64, dir uint8, rng int64, self int) hit {
-	best := hit{gap: s.rimGap(x, y, dir), owner: OwnerRim, perp: true}
-	if best.gap > rng {
-		best.gap = noHit
-	}
+	q := s.rayCast(x, y, dir, rng, self)
+	q.blasts = s.blastsNear(-s.Arena(), -s.Arena(), 2*s.Arena(), 2*s.Arena()) // all of them
 	ws := s.RoundWalls()
 	x0, y0, x1, y1 := s.rayBox(x, y, dir, rng)
 	for _, i := range gridOrder(s, x0, y0, x1, y1) {
-		s.rayWall(&ws[i], x, y, dir, rng, self, &best)
+		s.rayWall(&ws[i], &q)
 	}
 	for i := range s.c.Cycles {
 		if c := &s.c.Cycles[i]; c.Alive && i != self {
 			w := c.openWall(i, s.c.Tick)
-			s.rayWall(&w, x, y, dir, rng, self, &best)
+			s.rayWall(&w, &q)
 		}
 	}
-	return best
+	return q.best
 }
 
 // indexOrderSensors is State.sensors over every wall of the round in the
 // order they were laid: where it differs from bruteSensors, the order decided.
 func indexOrderSensors(s *State, x, y int64, dir uint8, self int) (left, right hit) {
+	ws := s.RoundWalls()
+	var order []*Wall
+	for i := range ws {
+		order = append(order, &ws[i])
+	}
+	return senseEvery(s, x, y, dir, self, order)
+}
+
+// senseEvery is State.sensors as written in the cycle's frame, over the
+// given walls in that order and then the open segments, looking up holes at
+// every point met: the straightforward form that the search must equal.
+func senseEvery(s *State, x, y int64, dir uint8, self int, walls []*Wall) (left, right hit) {
 	fx, fy, lx, ly := frame(dir)
 	pf, pl := x*fx+y*fy, x*lx+y*ly
+	near := s.cfg.WallNear
 	left, right = s.rimSensors(x, y, dir)
-	ws := s.RoundWalls()
-	for i := range ws {
-		s.sense(&ws[i], fx, fy, lx, ly, pf, pl, self, &left, &right)
+	// meet records a sensor's hit on w at local (f, l), t across, unless it
+	// falls in a hole or on a part of w no longer standing.
+	meet := func(w *Wall, f, l, t int64, perp bool, side *hit) {
+		v, ok := s.visible(*w)
+		if !ok {
+			return
+		}
+		hx, hy := f*fx+l*lx, f*fy+l*ly
+		if hx < min(v.X1, v.X2) || hx > max(v.X1, v.X2) || hy < min(v.Y1, v.Y2) || hy > max(v.Y1, v.Y2) {
+			return
+		}
+		odo := v.Odo + abs(hx-v.X1) + abs(hy-v.Y1)
+		if s.nearBlast(hx, hy, hx, hy) {
+			if _, ok := s.solid(v.Owner, odo, 0, 0, 0); !ok {
+				return
+			}
+		}
+		side.gap, side.owner, side.built, side.perp = t, int(v.Owner), v.builtAt(odo), perp
+	}
+	// sense: a parallel wall where the ray reaches its line, a wall across
+	// where the ray reaches its line and the wall spans the ray's point
+	// there. Equal distances keep the parallel wall, then the first met.
+	sense := func(w *Wall) {
+		f1, l1 := w.X1*fx+w.Y1*fy, w.X1*lx+w.Y1*ly
+		f2, l2 := w.X2*fx+w.Y2*fy, w.X2*lx+w.Y2*ly
+		if l1 == l2 { // parallel: the ray meets its line at t = |d|, at f = pf - t
+			d := l1 - pl
+			side := &left
+			if d < 0 {
+				d, side = -d, &right
+			}
+			if d == 0 || d > near || d > side.gap || d == side.gap && !side.perp {
+				return
+			}
+			if at := pf - d; at < min(f1, f2) || at > max(f1, f2) {
+				return
+			}
+			meet(w, pf-d, l1, d, false, side)
+			return
+		}
+		// across: the ray meets its line at t = pf - f1, at l = pl +- t
+		t := pf - f1
+		if t <= 0 || t > near {
+			return
+		}
+		for k, side := range [2]*hit{&left, &right} {
+			l := pl + t - 2*t*int64(k)
+			if t >= side.gap || l < min(l1, l2) || l > max(l1, l2) {
+				continue
+			}
+			meet(w, f1, l, t, true, side)
+		}
+	}
+	for _, w := range walls {
+		sense(w)
 	}
 	for i := range s.c.Cycles {
 		if c := &s.c.Cycles[i]; c.Alive && i != self {
 			w := c.openWall(i, s.c.Tick)
-			s.sense(&w, fx, fy, lx, ly, pf, pl, self, &left, &right)
+			sense(&w)
 		}
 	}
 	return left, right

@@ -145,9 +145,12 @@ type State struct {
 	blasts     [MaxPlayers][2]int64
 	nblast     int
 	blastStamp int64
+	near       [MaxPlayers][2]int64 // blastsNear's answer
 
 	// scratch for Step, kept here so a tick allocates nothing.
 	moves     [MaxPlayers]move
+	open      [MaxPlayers]Wall  // the open segments a query meets
+	openIdx   [MaxPlayers]int32 // 0, 1, ...: their indices in open
 	crossings []crossing
 	evBuf     []Event
 	hasher    hasher
