@@ -23,6 +23,7 @@ func (s *Server) routes() {
 	mux.HandleFunc("GET /replay/{id}", s.serveReplayPage)
 	mux.HandleFunc("GET /api/transport", s.serveTransport)
 	mux.HandleFunc("GET /api/settings", s.serveSettings)
+	mux.HandleFunc("POST /api/client-error", s.serveClientError)
 	mux.Handle("GET /metrics", s.metrics.handler())
 	if s.cfg.Web != nil {
 		mux.Handle("/", s.cfg.Web)

@@ -26,6 +26,9 @@ type metrics struct {
 	conns        *prometheus.CounterVec // connections opened, by transport
 	datagrams    *prometheus.CounterVec // WebTransport datagrams sent, received, lost, resent
 	quicRefused  *prometheus.CounterVec // QUIC connections refused, by reason (quicGate)
+	// Reports from pages (clienterror.go): by kind, and those past the limits.
+	clientErrors        *prometheus.CounterVec
+	clientErrorsLimited prometheus.Counter
 }
 
 // Metric names, for dashboards and for the load test that reads them back.
@@ -48,6 +51,8 @@ const (
 	MetricDatagrams    = "webtron_datagrams_total"
 	MetricQUICConns    = "webtron_quic_connections"
 	MetricQUICRefused  = "webtron_quic_refused_total"
+	MetricClientErrors = "webtron_client_errors_total"
+	MetricErrsLimited  = "webtron_client_errors_limited_total"
 )
 
 func newMetrics(s *Server) *metrics {
@@ -97,6 +102,13 @@ func newMetrics(s *Server) *metrics {
 	for _, r := range []string{"addr", "total"} {
 		m.quicRefused.WithLabelValues(r)
 	}
+	m.clientErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricClientErrors,
+		Help: "Errors pages reported (POST /api/client-error), by kind: exception (uncaught on the page), worker (uncaught in the core's worker), panic (the wasm core panicked or stopped), load (the core did not load), webgl (no WebGL, or the WebGL renderer failed: the game cannot be drawn)."}, []string{"kind"})
+	for _, k := range clientErrorKinds {
+		m.clientErrors.WithLabelValues(k)
+	}
+	m.clientErrorsLimited = prometheus.NewCounter(prometheus.CounterOpts{Name: MetricErrsLimited,
+		Help: "Error reports refused for coming too often (from one address, or from all), neither counted by kind nor logged."})
 	for _, t := range []string{"websocket", "webtransport"} {
 		m.conns.WithLabelValues(t)
 	}
@@ -110,7 +122,7 @@ func newMetrics(s *Server) *metrics {
 		m.replays.WithLabelValues(r)
 	}
 	reg.MustRegister(m.tickDuration, m.tickLateness, m.rollback, m.events, m.desyncs, m.roomPanics, m.bytesIn, m.bytesOut,
-		m.disconnects, m.rounds, m.replays, m.conns, m.datagrams, m.quicRefused)
+		m.disconnects, m.rounds, m.replays, m.conns, m.datagrams, m.quicRefused, m.clientErrors, m.clientErrorsLimited)
 	gauge := func(name, help string, labels prometheus.Labels, f func(*popTotals) float64) {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: labels},
 			func() float64 { t := s.population(); return f(&t) }))

@@ -42,6 +42,7 @@ type Server struct {
 	quic       *quicGate                // the QUIC connections under WebTransport
 	nextSeed   uint64
 	cl         *clusterNode // nil for a single node (cluster.go)
+	clientErrs *clientErrorLimits
 }
 
 // New makes a server from cfg (see Config.Defaults).
@@ -53,6 +54,7 @@ func New(cfg Config) (*Server, error) {
 		conns: map[*conn]struct{}{}, nextSeed: cfg.Seed, closed: make(chan struct{}),
 		addrConns: map[netip.Prefix]int{}, roomQuotas: map[netip.Prefix]*roomQuota{}}
 	s.metrics = newMetrics(s)
+	s.clientErrs = newClientErrorLimits(s.now)
 	s.quic = newQUICGate(&s.cfg, s.metrics)
 	s.catalog = newReplayCatalog(cfg.DataDir)
 	s.replays = newReplayWriter(&cfg, s.log, s.metrics, s.catalog.changed)

@@ -5,17 +5,20 @@
 // URL, so the browser's Back button returns to the lobby and Forward goes
 // back in; a reload joins the room in the URL again, and the reconnect token
 // this browser keeps (localStorage, src/net/token.ts) resumes the same player.
-import { Remote } from "./core/remote";
+import { Remote, type WorkerFailure } from "./core/remote";
+import { type FatalKind, hideFatal, showFatal } from "./fatal";
 import { Game } from "./game";
 import { installHook } from "./hook";
 import { $ } from "./hud/dom";
 import { clip, type JoinRequest, Lobby, MAX_NAME, MAX_ROOM, randomName } from "./hud/lobby";
 import { Sound } from "./hud/sound";
 import { Renderer } from "./render/renderer";
+import { webglProblem } from "./render/webgl";
 import { attachSummaryLinks } from "./replay/again";
 import { replayIDFromPath } from "./replay/api";
 import { RecentRounds } from "./replay/list";
 import { type ReplayOptions, ReplayPage } from "./replay/page";
+import { report, reportUncaught } from "./report";
 
 let game: Game | null = null;
 let replay: ReplayPage | null = null;
@@ -26,8 +29,12 @@ let joinedAt = 0;
 const sound = new Sound();
 // Browsers let audio start only in a user gesture: Play's click, or any key or touch.
 for (const ev of ["pointerdown", "keydown", "touchstart"]) window.addEventListener(ev, () => sound.unlock(), { capture: true, passive: true });
+reportUncaught();
 // Start the core's worker (it fetches the 3 MB core) while the player reads the lobby.
-const remotePromise = Remote.load().then((r) => (remote = r));
+const remotePromise = Remote.load().then((r) => {
+  r.onFailure = failed;
+  return (remote = r);
+});
 remotePromise.catch(() => {}); // reported when joining
 
 installHook(() => ({ game, remote, sound, replay }));
@@ -77,32 +84,66 @@ async function core(): Promise<Remote | null> {
   try {
     return await remotePromise;
   } catch (e) {
-    leave(`The game could not start: ${String(e)}`);
+    fatal("load", e instanceof Error ? e.message : String(e));
     return null;
   } finally {
     $("loading").hidden = true;
   }
 }
 
+/** fatal shows why the game cannot go on (src/fatal.ts), reports it, and
+ * leads back to the lobby. */
+function fatal(kind: FatalKind, detail: string, stack = ""): void {
+  stopAll();
+  console.error(`webtron: ${kind}: ${detail}`);
+  report(kind === "render" ? "webgl" : kind, detail, stack);
+  showFatal(kind, detail, () => leave(""));
+}
+
+/** failed hears of failures in the core's worker: a failed core stops the game. */
+function failed(f: WorkerFailure): void {
+  if (f.kind === "panic") fatal("panic", f.error, f.stack);
+  else {
+    console.error(`webtron: the core's worker: ${f.error}`);
+    report("worker", f.error, f.stack);
+  }
+}
+
+/** view makes the renderer once; null, with the reason shown, when this browser cannot draw. */
+function view(): Renderer | null {
+  if (renderer) return renderer;
+  try {
+    renderer = new Renderer($<HTMLCanvasElement>("view"));
+  } catch (e) {
+    const missing = webglProblem();
+    if (missing) fatal("webgl", missing);
+    else fatal("render", e instanceof Error ? e.message : String(e), e instanceof Error ? (e.stack ?? "") : "");
+  }
+  return renderer;
+}
+
 /** join enters room r; push adds a history entry (a join from the lobby), otherwise the URL already names it. */
 async function join(r: JoinRequest, push: boolean): Promise<void> {
   stopAll();
+  hideFatal();
   lobby.hide();
   const entry: RoomEntry = { webtron: "room" };
   if (push) history.pushState(entry, "", roomURL(r));
   else history.replaceState(isRoomEntry(history.state) ? history.state : null, "", roomURL(r));
   const c = await core();
   if (!c || !requestFromURL()) return; // Back was pressed while the core loaded
-  renderer ??= new Renderer($<HTMLCanvasElement>("view"));
+  const gl = view();
+  if (!gl) return;
   const mindReader = new URLSearchParams(location.search).get("mindreader") !== "0";
   joinedAt = Date.now();
-  game = new Game(c, renderer, sound, { ...r, mindReader }, leave);
+  game = new Game(c, gl, sound, { ...r, mindReader }, leave);
   game.start();
 }
 
 /** watch plays a replay: id, or the one a pending search finds (watch again); push as join's. */
 async function watch(id: string | Promise<string>, opt: ReplayOptions, push: boolean): Promise<void> {
   stopAll();
+  hideFatal();
   lobby.hide();
   const entry: RoomEntry = { webtron: "room" };
   const url = (s: string) => `/replay/${encodeURIComponent(s)}${opt.follow ? `?${new URLSearchParams({ follow: opt.follow })}` : ""}`;
@@ -110,9 +151,10 @@ async function watch(id: string | Promise<string>, opt: ReplayOptions, push: boo
   else if (typeof id !== "string") history.replaceState(null, "", "/");
   const c = await core();
   if (!c || (typeof id === "string" && !replayFromURL())) return;
-  renderer ??= new Renderer($<HTMLCanvasElement>("view"));
+  const gl = view();
+  if (!gl) return;
   if (typeof id !== "string") opt = { ...opt, resolved: (s) => history.pushState(entry, "", url(s)) };
-  replay = new ReplayPage(c, renderer, id, opt, () => leave(""));
+  replay = new ReplayPage(c, gl, id, opt, () => leave(""));
   void replay.start();
 }
 
@@ -149,6 +191,7 @@ attachSummaryLinks({
 
 // Back and Forward between the lobby, rooms and replays.
 window.addEventListener("popstate", () => {
+  hideFatal();
   const rp = replayFromURL();
   if (rp) {
     if (!replay || replay.id !== rp.id) void watch(rp.id, rp.opt, false);

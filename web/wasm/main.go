@@ -25,11 +25,14 @@
 //
 // Every function returns at once: nothing here blocks or waits for the
 // network, so the callbacks never deadlock the single JavaScript thread.
-// Times are performance.now() milliseconds, a monotonic clock.
+// Times are performance.now() milliseconds, a monotonic clock. A function
+// that panics returns an Error (name WebtronCorePanic) instead of ending the
+// program (recoverJS); the loader throws it to the caller.
 package main
 
 import (
 	"errors"
+	"runtime"
 	"strconv"
 	"syscall/js"
 	"time"
@@ -54,6 +57,16 @@ type core struct {
 var c core
 
 func main() {
+	c.install()
+	// The loader waits for this call rather than polling for webtronCore.
+	if ready := js.Global().Get("webtronCoreReady"); ready.Type() == js.TypeFunction {
+		ready.Invoke()
+	}
+	select {} // keep the exported functions alive
+}
+
+// install sets globalThis.webtronCore.
+func (c *core) install() {
 	c.perf = js.Global().Get("performance")
 	c.funcs = export("webtronCore", map[string]func(args []js.Value) any{
 		"start":    c.start,
@@ -70,11 +83,6 @@ func main() {
 		"notices":  c.drainNotices,
 		"token":    c.token,
 	})
-	// The loader waits for this call rather than polling for webtronCore.
-	if ready := js.Global().Get("webtronCoreReady"); ready.Type() == js.TypeFunction {
-		ready.Invoke()
-	}
-	select {} // keep the exported functions alive
 }
 
 // ms converts performance.now() milliseconds to the session's clock.
@@ -258,15 +266,49 @@ func bytesJS(b []byte) js.Value {
 
 // export sets globalThis[global] to an object of the given functions and
 // returns their js.Funcs, which must stay referenced for as long as the page
-// may call them.
+// may call them. A function that panics returns an Error instead (recoverJS).
 func export(global string, fns map[string]func(args []js.Value) any) []js.Func {
 	api := js.Global().Get("Object").New()
 	var funcs []js.Func
 	for name, f := range fns {
-		fn := js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) })
+		fn := js.FuncOf(func(_ js.Value, args []js.Value) (v any) {
+			defer recoverJS(name, &v)
+			return f(args)
+		})
 		funcs = append(funcs, fn)
 		api.Set(name, fn)
 	}
 	js.Global().Set(global, api)
 	return funcs
+}
+
+// recoverJS turns a panic in the exported function name into the call's
+// result: a JavaScript Error named WebtronCorePanic, its goStack saying
+// where, which the loader throws to the caller (web/src/core/core.ts). A
+// panic let out of a js.FuncOf ends the Go program, and with it every later
+// call: the page was left with a dead core and no word of why. As in
+// coder/websocket's wsjs, nothing that crosses the boundary takes the
+// program down.
+func recoverJS(name string, v *any) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	e := js.Global().Get("Error").New("webtron core: " + name + ": " + panicText(r))
+	e.Set("name", "WebtronCorePanic")
+	buf := make([]byte, 4096)
+	e.Set("goStack", string(buf[:runtime.Stack(buf, false)]))
+	*v = e
+}
+
+// panicText is what a panic says. Not fmt: it would add 400 KB to the
+// core (web/build's budget).
+func panicText(r any) string {
+	switch r := r.(type) {
+	case error:
+		return r.Error()
+	case string:
+		return r
+	}
+	return "a panic of another kind"
 }

@@ -64,11 +64,44 @@ export function drainNotices(core: Core): Notice[] {
   return JSON.parse(core.notices()) as Notice[];
 }
 
+/** A panic in the Go core, as its boundary returns it (web/wasm/main.go recoverJS). */
+export interface CorePanic extends Error {
+  name: "WebtronCorePanic";
+  /** The Go stack where it panicked. */
+  goStack: string;
+}
+
+/** isCorePanic tells a panic of the core from other errors. */
+export function isCorePanic(e: unknown): e is CorePanic {
+  return e instanceof Error && e.name === "WebtronCorePanic";
+}
+
+/**
+ * throwPanics wraps the functions of an object the Go program exported
+ * (webtronCore, webtronReplay): the Error an export returns when it
+ * panicked is thrown to the caller, as any JavaScript failure would be, so
+ * that no caller takes it for a result.
+ */
+export function throwPanics<T extends object>(api: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(api)) {
+    if (typeof f !== "function") continue;
+    out[name] = (...args: unknown[]): unknown => {
+      const r: unknown = f(...args);
+      if (isCorePanic(r)) throw r;
+      return r;
+    };
+  }
+  return out as T;
+}
+
 /**
  * loadCore fetches and starts the WebAssembly core once; the Go program
- * calls webtronCoreReady when its functions are installed.
+ * calls webtronCoreReady when its functions are installed. exited is called
+ * if the Go program ends (a fatal error no recover catches): every call
+ * throws from then on.
  */
-export async function loadCore(url: string): Promise<Core> {
+export async function loadCore(url: string, exited: (why: string) => void = () => {}): Promise<Core> {
   if (typeof Go === "undefined") throw new Error("wasm_exec.js did not load");
   const go = new Go();
   const g = globalThis as unknown as { webtronCoreReady?: () => void; webtronCore?: Core };
@@ -86,9 +119,12 @@ export async function loadCore(url: string): Promise<Core> {
   }
   // The replay page reports the core's memory (src/replay/worker.ts).
   (globalThis as unknown as { webtronMemory?: unknown }).webtronMemory = instance.exports.mem;
-  go.run(instance).catch((e: unknown) => console.error("webtron core stopped", e));
+  go.run(instance).then(
+    () => exited("the core's Go program ended"),
+    (e: unknown) => exited(`the core's Go program failed: ${String(e)}`),
+  );
   await ready;
   const core = g.webtronCore;
   if (!core) throw new Error("webtron core did not start");
-  return core;
+  return throwPanics(core);
 }

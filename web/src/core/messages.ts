@@ -32,6 +32,10 @@ export type ToWorker =
 export type FromWorker =
   | { t: "ready" }
   | { t: "failed"; error: string }
+  /** The core failed (it panicked, or its Go program ended): the worker stopped the game and the replay. stack: Go's, when it panicked. */
+  | { t: "crashed"; error: string; stack: string }
+  /** Something else failed in the worker, uncaught (a promise nobody waited on). */
+  | { t: "fault"; error: string; stack: string }
   /** Answer to "clock": the page's stamp and the worker's own at receipt, both in epoch ms. */
   | { t: "clock"; sent: number; got: number }
   | ReplayFromWorker

@@ -17,8 +17,13 @@ export interface RemoteHandlers {
   closed(reason: string, retryInMs: number | null): void;
 }
 
+/** A failure in the worker: panic, the core failed (the game stopped); worker, an uncaught error there. */
+export type WorkerFailure = { kind: "panic" | "worker"; error: string; stack: string };
+
 export class Remote {
   private h: RemoteHandlers | null = null;
+  /** Told of every failure in the worker (src/main.ts shows and reports them). */
+  onFailure: ((f: WorkerFailure) => void) | null = null;
   private spare: ArrayBuffer | null = null;
   private inFlight = false;
   private clockProbe: ((r: { sent: number; got: number }) => void) | null = null;
@@ -30,6 +35,11 @@ export class Remote {
 
   private constructor(private readonly w: Worker) {
     w.onmessage = (e: MessageEvent<FromWorker>) => this.handle(e.data);
+    // An exception nothing in the worker caught comes here as well.
+    w.onerror = (e) => {
+      e.preventDefault();
+      this.onFailure?.({ kind: "worker", error: e.message || "the core's worker failed", stack: e.filename ? `${e.filename}:${e.lineno}:${e.colno}` : "" });
+    };
   }
 
   /** load starts the worker and waits for its core. */
@@ -39,7 +49,7 @@ export class Remote {
       w.onerror = (e) => reject(new Error(`the core's worker failed: ${e.message || "could not load"}`));
       w.onmessage = (e: MessageEvent<FromWorker>) => {
         if (e.data.t === "ready") resolve(new Remote(w));
-        else if (e.data.t === "failed") reject(new Error(e.data.error));
+        else if (e.data.t === "failed" || e.data.t === "crashed") reject(new Error(e.data.error));
       };
     });
   }
@@ -106,6 +116,15 @@ export class Remote {
 
   private handle(m: FromWorker): void {
     if (m.t === "ready" || m.t === "failed") return;
+    if (m.t === "crashed" || m.t === "fault") {
+      if (m.t === "crashed") {
+        // The worker stopped without answering the frames asked for: ask afresh next time.
+        this.inFlight = this.replayInFlight = false;
+        this.spare = this.replaySpare = null;
+      }
+      this.onFailure?.({ kind: m.t === "crashed" ? "panic" : "worker", error: m.error, stack: m.stack });
+      return;
+    }
     if (m.t === "replay") {
       this.onReplay?.(m);
       if (m.op === "frame") {

@@ -10,12 +10,12 @@
 // The page asks for a frame once per animation frame and draws what comes
 // back (src/core/remote.ts); key presses come with their own time stamps,
 // converted between the two threads' clocks through performance.timeOrigin.
-import { drainNotices, type Core, loadCore } from "../core/core";
+import { drainNotices, type Core, isCorePanic, loadCore, throwPanics } from "../core/core";
 import { Close, Msg } from "../core/layout";
 import type { FromWorker, StartOptions, ToWorker } from "../core/messages";
 import { Connection } from "../net/socket";
 import { type TransportChoice, type TransportKind, dialAuto } from "../net/transport";
-import type { ReplayCore } from "../replay/messages";
+import type { ReplayCore, ReplayToWorker } from "../replay/messages";
 import { ReplayPlayer } from "../replay/worker";
 
 /** The parts of DedicatedWorkerGlobalScope used here (the DOM typings describe a window). */
@@ -46,6 +46,10 @@ class CoreWorker {
   constructor(private readonly core: Core) {}
 
   handle(m: ToWorker): void {
+    guard(() => this.dispatch(m));
+  }
+
+  private dispatch(m: ToWorker): void {
     switch (m.t) {
       case "start":
         this.gen = m.gen;
@@ -85,8 +89,8 @@ class CoreWorker {
     this.conn = new Connection(
       url,
       {
-        open: (kind) => this.opened(kind),
-        message: (data, arrivedMs) => this.received(data, arrivedMs),
+        open: (kind) => guard(() => this.opened(kind)),
+        message: (data, arrivedMs) => guard(() => this.received(data, arrivedMs)),
         closed: (reason, retryInMs) => {
           this.open = false;
           scope.postMessage({ t: "closed", reason, retryInMs, gen: this.gen });
@@ -95,10 +99,11 @@ class CoreWorker {
       dialAuto(transport),
     );
     this.conn.connect();
-    this.infoTimer = setInterval(() => this.info(), INFO_EVERY_MS) as unknown as number;
+    this.infoTimer = setInterval(() => guard(() => this.info()), INFO_EVERY_MS) as unknown as number;
   }
 
-  private stop(): void {
+  /** stop closes the connection for good (also when the core crashed: nothing calls it after). */
+  stop(): void {
     this.conn?.stop();
     this.conn = null;
     this.open = false;
@@ -194,13 +199,52 @@ class CoreWorker {
   }
 }
 
+/** What stops when the core fails: the game's connection and the replay,
+ * so that no timer or frame calls it again (the page would be told again
+ * and again); the page may start it again, a panic recovered leaves a core
+ * that can. */
+let stopAll = () => {};
+
+/** guard runs f, which calls into the core: a throw (a panic the core
+ * returned, or a core whose Go program ended) stops the game and tells the
+ * page, which shows why (src/fatal.ts) and reports it. */
+function guard(f: () => void): void {
+  try {
+    f();
+  } catch (e) {
+    crash(e);
+  }
+}
+
+function crash(e: unknown): void {
+  stopAll();
+  const error = e instanceof Error ? e.message : String(e);
+  const stack = isCorePanic(e) ? e.goStack : e instanceof Error ? (e.stack ?? "") : "";
+  scope.postMessage({ t: "crashed", error, stack });
+}
+
+// A promise that failed in this worker outside the guarded calls: the page reports it.
+self.addEventListener("unhandledrejection", (e) => {
+  const r = (e as PromiseRejectionEvent).reason;
+  scope.postMessage({ t: "fault", error: r instanceof Error ? r.message : String(r), stack: r instanceof Error ? (r.stack ?? "") : "" });
+});
+
 scope.importScripts(WASM_EXEC_URL);
-loadCore(WASM_URL).then(
+loadCore(WASM_URL, (why) => crash(new Error(why))).then(
   (core) => {
     const w = new CoreWorker(core);
     // The same binary plays replays (src/replay/worker.ts).
-    const replays = new ReplayPlayer((globalThis as unknown as { webtronReplay: ReplayCore }).webtronReplay, (m, tr) => scope.postMessage(m, tr));
-    scope.onmessage = (e) => (e.data.t === "replay" ? replays.handle(e.data) : w.handle(e.data));
+    const replays = new ReplayPlayer(throwPanics((globalThis as unknown as { webtronReplay: ReplayCore }).webtronReplay), (m, tr) =>
+      scope.postMessage(m, tr),
+    );
+    stopAll = () => {
+      w.stop();
+      replays.handle({ t: "replay", op: "close" });
+    };
+    scope.onmessage = (e) => {
+      if (e.data.t === "replay") guard(() => replays.handle(e.data as ReplayToWorker));
+      else w.handle(e.data);
+    };
     scope.postMessage({ t: "ready" });
   },
   (e: unknown) => scope.postMessage({ t: "failed", error: String(e) }),

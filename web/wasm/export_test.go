@@ -1,0 +1,69 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"strings"
+	"syscall/js"
+	"testing"
+)
+
+// isError reports whether v is a JavaScript Error.
+func isError(v js.Value) bool {
+	return v.Type() == js.TypeObject && v.InstanceOf(js.Global().Get("Error"))
+}
+
+// TestExportRecovers: a panic in an exported function comes back to its
+// JavaScript caller as an Error naming the function and the panic, and the
+// Go program lives on: the next call is answered (without the recover the
+// panic ends the program, and this test with it).
+func TestExportRecovers(t *testing.T) {
+	export("webtronTestPanics", map[string]func(args []js.Value) any{
+		"boom": func(args []js.Value) any { panic("kaboom " + args[0].String()) },
+		"ok":   func(args []js.Value) any { return args[0].Int() + 1 },
+	})
+	api := js.Global().Get("webtronTestPanics")
+	v := api.Call("boom", "now")
+	if !isError(v) {
+		t.Fatalf("boom returned %v, want an Error", v)
+	}
+	msg := v.Get("message").String()
+	if !strings.Contains(msg, "boom") || !strings.Contains(msg, "kaboom now") {
+		t.Errorf("message %q does not name the function and the panic", msg)
+	}
+	if v.Get("name").String() != "WebtronCorePanic" {
+		t.Errorf("name %q", v.Get("name").String())
+	}
+	if st := v.Get("goStack").String(); !strings.Contains(st, "export_test.go") {
+		t.Errorf("goStack %q does not show where it panicked", st)
+	}
+	if got := api.Call("ok", 41); got.Type() != js.TypeNumber || got.Int() != 42 {
+		t.Fatalf("after the panic ok(41) = %v, want 42", got)
+	}
+}
+
+// TestCorePanicIsError: the real core, called as a broken page might (press
+// and receive with no arguments index past them), returns Errors instead of
+// taking the program down, and still plays on.
+func TestCorePanicIsError(t *testing.T) {
+	if js.Global().Get("webtronCore").IsUndefined() {
+		c.install() // main, which installs it in the page, does not run in tests
+	}
+	core := js.Global().Get("webtronCore")
+	opt := js.Global().Get("Object").New()
+	opt.Set("name", "tester")
+	opt.Set("room", "arena")
+	core.Call("start", opt)
+	for _, fn := range []string{"press", "receive"} {
+		v := core.Call(fn)
+		if !isError(v) {
+			t.Fatalf("%s() returned %v, want an Error", fn, v)
+		}
+		if msg := v.Get("message").String(); !strings.Contains(msg, fn) || !strings.Contains(msg, "index out of range") {
+			t.Errorf("%s(): message %q", fn, msg)
+		}
+	}
+	if h := core.Call("hello", 0); h.Type() != js.TypeObject || h.Length() == 0 {
+		t.Fatalf("hello after the panics: %v", h)
+	}
+}
