@@ -42,6 +42,21 @@ type wtServer struct {
 // quicConnKey finds a request's QUIC connection, for its loss counters.
 type quicConnKey struct{}
 
+// wtSessionLimits is what a WebTransport session may open and send on its
+// streams, advertised as SETTINGS_WT_INITIAL_MAX_STREAMS_BIDI, _UNI and
+// SETTINGS_WT_INITIAL_MAX_DATA. Safari 26.4 refuses a session, before its
+// CONNECT and with an empty error, from a server whose SETTINGS have
+// SETTINGS_WT_MAX_SESSIONS (webtransport-go sends 2^62-1) without these
+// three, which the drafts require beside a session limit above 1, and which
+// webtransport-go sends only when a Config asks for them
+// (quic-go/webtransport-go#355; docs/protocol.md section 1.3). They are
+// enforced when the client sends its own (session flow control): the page
+// opens one bidirectional stream (protocol section 1.2) and no
+// unidirectional one; one, not none, of those, because nothing shows that
+// Safari takes a zero. The data window, renewed as the server reads, holds
+// many times the largest message a client sends (maxClientMessage).
+var wtSessionLimits = webtransport.Config{MaxIncomingStreams: 1, MaxIncomingUniStreams: 1, MaxIncomingData: 64 << 10}
+
 // ServeWebTransport serves WebTransport over HTTP/3 on pc (UDP, normally the
 // port number of Serve's listener, so that a page reaches it at its own
 // host and port) until Shutdown; it returns nil then. The certificate is
@@ -68,7 +83,7 @@ func (s *Server) ServeWebTransport(pc net.PacketConn) error {
 			return context.WithValue(ctx, quicConnKey{}, c)
 		},
 	}
-	wts := &webtransport.Server{H3: h3, CheckOrigin: s.originAllowed}
+	wts := &webtransport.Server{H3: h3, CheckOrigin: s.originAllowed, Config: &wtSessionLimits}
 	// Game messages are small: probing for larger packets (path MTU
 	// discovery) would only add padded packets to every connection.
 	quicConf := &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true, DisablePathMTUDiscovery: true,

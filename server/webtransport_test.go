@@ -132,11 +132,19 @@ func dialWTRaw(t *testing.T, s *testServer) (*webtransport.Session, *webtranspor
 // dialWTHeader opens a WebTransport session with extra request headers.
 func dialWTHeader(t *testing.T, s *testServer, h http.Header) (*webtransport.Session, error) {
 	t.Helper()
+	return dialWTConfig(t, s, h, nil)
+}
+
+// dialWTConfig is dialWTHeader with the client's session limits (nil: none
+// sent, and no session flow control).
+func dialWTConfig(t *testing.T, s *testServer, h http.Header, cfg *webtransport.Config) (*webtransport.Session, error) {
+	t.Helper()
 	info := s.Transport().WebTransport
 	if info == nil || len(info.CertHashes) != 1 {
 		t.Fatalf("transport info %+v", info)
 	}
 	tr := &webtransport.Transport{
+		Config: cfg,
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, VerifyConnection: func(st tls.ConnectionState) error {
 			h := sha256.Sum256(st.PeerCertificates[0].Raw)
 			if base64.StdEncoding.EncodeToString(h[:]) != info.CertHashes[0].Value {
