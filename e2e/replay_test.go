@@ -410,12 +410,14 @@ func TestBrowserReplay(t *testing.T) {
 	// A link that follows someone who was not in the round: a brief line,
 	// gone at a click.
 	ghost := openPage(t, browser(t), fmt.Sprintf("%s/replay/%s?follow=Ghost", base, id))
-	replayPlaying(t, ghost, id)
-	waitFor(t, "the note on Ghost", 5*time.Second, func() bool { return shown(t, ghost, "replay-note") })
+	waitFor(t, "the note on Ghost", 30*time.Second, func() bool {
+		return shown(t, ghost, "replay-note") && strings.Contains(text(t, ghost, `document.getElementById("replay-note").textContent`), "Ghost")
+	})
 	if !clickOn(t, ghost, "replay-note") {
 		t.Fatal("the note cannot be clicked")
 	}
 	waitFor(t, "the note to go", 2*time.Second, func() bool { return !shown(t, ghost, "replay-note") })
+	replayPlaying(t, ghost, id)
 	noErrors(t, ghost)
 
 	// Damaged: a changed byte (the checksum), and changed turns (the hashes).

@@ -200,7 +200,7 @@ export class ReplayPage {
     view.replaceChildren(option("-1", "What happened"), ...info.players.filter((p) => p.sight).map((p) => option(String(p.slot), `As ${p.name} saw it`)));
     view.disabled = view.options.length < 2;
     const who = this.opt.follow ? info.players.find((p) => p.name === this.opt.follow) : undefined;
-    if (this.opt.follow && !who) this.note(`${this.opt.follow} did not ride in this round: watching it from above.`, 4000);
+    if (this.opt.follow && !who) this.note(`${this.opt.follow} did not ride in this round: watching it from above.`, 8000);
     this.setFollow(who ? who.slot : -1);
     const c: { seek?: number; play: boolean } = { play: true };
     if (this.opt.t !== undefined && this.opt.t > 0) c.seek = info.start + Math.round(this.opt.t * info.tickRate);
