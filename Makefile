@@ -48,7 +48,7 @@ test-wasm:
 # End-to-end tests in headless Chromium, and TestBrowserFirefox in Firefox ESR
 # under Xvfb (Debian's packages, installed when missing; e2e/README.md).
 test-browser: chromium firefox
-	WEBTRON_BROWSER_TESTS=1 $(GO) test -count=1 -run 'Browser' ./e2e/...
+	WEBTRON_BROWSER_TESTS=1 $(GO) test -count=1 -timeout 30m -run 'Browser' ./e2e/...
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || ./scripts/install-chromium.sh

@@ -121,7 +121,7 @@ func TestBrowserAway(t *testing.T) {
 		t.Errorf("#back-cue says %q, want that control returns", txt)
 	}
 	t.Logf("the cue showed %v after the tab was shown", cueAt.Sub(back).Round(time.Millisecond))
-	if l := readLayout(t, p, append(hudIDs, "back-cue")); len(l.Overlaps) > 0 || len(l.Offscreen) > 0 {
+	if l := readLayout(t, p, hudIDs); len(l.Overlaps) > 0 || len(l.Offscreen) > 0 {
 		t.Errorf("with the cue: overlapping %v, off screen %v; visible: %s", l.Overlaps, l.Offscreen, l.visible())
 	}
 	shot(t, p, "away-back-cue")
