@@ -54,7 +54,15 @@ func TestRoomsShowTeams(t *testing.T) {
 		c.Rules.SP.TeamMaxPlayers = 3
 	})
 	player(t, s.url, headless.Options{Name: "alice", Room: "teams"})
-	r := waitRoom(t, s.ts.URL, "teams", func(r RoomInfo) bool { return len(r.Teams) > 0 && r.Bots == 5 })
+	// Until alice's cycle is dealt a team (at the round's start, or her
+	// spawn into a countdown) the room shows the bots' teams alone.
+	r := waitRoom(t, s.ts.URL, "teams", func(r RoomInfo) bool {
+		dealt := 0
+		for _, tm := range r.Teams {
+			dealt += tm.Players
+		}
+		return len(r.Teams) > 0 && r.Bots == 5 && dealt == 1
+	})
 	if r.Mode != "teams" || r.TeamMaxPlayers != 3 || r.TeamSize != 3 || len(r.Teams) != 2 {
 		t.Fatalf("room %+v: want mode teams, 2 teams of 3 (max 3)", r)
 	}
