@@ -78,7 +78,11 @@ func (s *State) teamsAlive() (n, last int) {
 // for themselves it is the player's own score too (eTeam::AddScore).
 func (s *State) win(team int) {
 	s.c.Winner = int8(team)
-	if team >= 0 {
+	// SCORE_WIN is for a legitimate win (gGame::Analysis, 0.2.9.2.3
+	// gGame.cpp line 3904): not in freestyle, where the win zone ends the
+	// round without it, and only with an enemy team online
+	// (sg_EnemyExists, line 3595).
+	if team >= 0 && s.rules().GameType != GameFreestyle && s.enemyExists(team) {
 		win := s.rules().ScoreWin
 		s.c.TeamScore[team] += win
 		s.c.TeamRound[team] += win
@@ -88,6 +92,17 @@ func (s *State) win(team int) {
 		}
 	}
 	s.over(s.d.roundOver)
+}
+
+// enemyExists reports whether a team other than team has a player present:
+// an enemy online (Armagetron's teams exist while they have players).
+func (s *State) enemyExists(team int) bool {
+	for i := range s.c.Cycles {
+		if c := &s.c.Cycles[i]; c.Present && c.Team != NoTeam && int(c.Team) != team {
+			return true
+		}
+	}
+	return false
 }
 
 // finishRound ends a round in play once no human cycle is alive while a human
@@ -139,19 +154,32 @@ func (s *State) over(pause int64) {
 	s.c.PhaseEnd = s.c.Tick + pause
 }
 
-// matchOver reports whether the match limits are reached: LIMIT_ROUNDS
-// rounds played, or a team at LIMIT_SCORE.
+// matchOver reports whether the match has a champion, as gGame::Analysis
+// declares one (0.2.9.2.3 gGame.cpp lines 3984-4000): the limits reached
+// (LIMIT_ROUNDS rounds played, or the best team at LIMIT_SCORE) and one team
+// alone at the top, ahead of the next on score (or the only team). A match
+// whose top two are tied plays on until one of them leads.
 func (s *State) matchOver() bool {
 	r := s.rules()
-	if s.c.Round >= r.LimitRounds {
-		return true
-	}
-	for t := range s.c.TeamScore {
-		if s.c.TeamScore[t] >= r.LimitScore {
-			return true
+	var teams uint32
+	best, second := int64(-1<<62), int64(-1<<62)
+	for i := range s.c.Cycles {
+		c := &s.c.Cycles[i]
+		if !c.Present || c.Team == NoTeam || teams&(1<<c.Team) != 0 {
+			continue
+		}
+		teams |= 1 << c.Team
+		switch sc := s.c.TeamScore[c.Team]; {
+		case sc > best:
+			best, second = sc, best
+		case sc > second:
+			second = sc
 		}
 	}
-	return false
+	if teams != 0 && popcount(teams) > 1 && best == second {
+		return false // tied at the top
+	}
+	return s.c.Round >= r.LimitRounds || teams != 0 && best >= r.LimitScore
 }
 
 // humansPresent counts the human players present.

@@ -10,4 +10,6 @@ package sim
 //
 // 2: a round start empties the slots nobody holds (issue 21).
 // 3: the state keeps each player's and team's points this round (issue 22).
-const RulesVersion = 3
+// 4: Armagetron's premature input, legitimate wins, tied matches playing on,
+// AI teams spawning apart (issue 24).
+const RulesVersion = 4

@@ -27,16 +27,25 @@ func spawnPoint(k int) (x, y int64, dir uint8) {
 // SPEED_FACTOR. Teams take points in the order of their numbers, and with one
 // player per team that is the order of player ids.
 //
+// A team of AIs alone (no human in it) does not ride in a V: each of its
+// AIs takes the least dangerous point for itself, as init_game_objects does
+// for a team that is not human (0.2.9.2.3 gGame.cpp line 1524).
+//
 // layout runs again when a player spawns during the countdown: nothing has
 // moved yet, so placing everyone anew is free.
 func (s *State) layout() {
 	s.assignTeams()
 	d := s.dv()
-	var teams uint32
+	var teams, human uint32
 	var uses [spawnPoints]int64
 	var pointOf [MaxPlayers]int8 // team -> spawn point, -1 none yet
 	for t := range pointOf {
 		pointOf[t] = -1
+	}
+	for i := range s.c.Cycles {
+		if c := &s.c.Cycles[i]; c.InRound && c.Present && c.Human {
+			human |= 1 << c.Team
+		}
 	}
 	for i := range s.c.Cycles {
 		c := &s.c.Cycles[i]
@@ -45,7 +54,7 @@ func (s *State) layout() {
 		}
 		t := c.Team
 		teams |= 1 << t
-		if pointOf[t] < 0 {
+		if pointOf[t] < 0 || human&(1<<t) == 0 {
 			pointOf[t] = int8(leastUsed(&uses))
 		}
 		k := int(pointOf[t])

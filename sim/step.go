@@ -38,7 +38,7 @@ func (s *State) apply(e Event) {
 	case EvTurnRight:
 		s.turn(id, -1)
 	case EvBrakeOn, EvBrakeOff:
-		if c.Present {
+		if c.Present && !s.premature() {
 			c.Braking = e.Kind == EvBrakeOn
 		}
 	case EvJoin:

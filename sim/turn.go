@@ -8,7 +8,7 @@ package sim
 // appended all the same.
 func (s *State) turn(id int, t int8) {
 	c := &s.c.Cycles[id]
-	if !c.Alive {
+	if !c.Alive || s.premature() {
 		return
 	}
 	if s.c.Phase == PhasePlay && s.c.Tick >= s.nextTurn(c, t) {
@@ -28,6 +28,15 @@ func (s *State) turn(id int, t int8) {
 		}
 		c.QueueLen++
 	}
+}
+
+// premature reports whether the round's clock is below -1 s, where
+// Armagetron drops a player's input (gCycle::Act, 0.2.9.2.3 gCycle.cpp line
+// 3646: "don't accept premature input", se_mainGameTimer->Time() < -1): a
+// turn or brake pressed more than a second before the cycles move is lost,
+// one pressed in the last second waits for the start.
+func (s *State) premature() bool {
+	return s.c.Phase == PhasePrepare && s.c.Tick+s.cfg.TickRate < s.c.PlayStart
 }
 
 // queued returns the k-th queued turn of c (+1 left, -1 right).
