@@ -23,10 +23,13 @@ import (
 type sceneReport struct {
 	TeamMode bool `json:"team_mode"`
 	TeamMax  int  `json:"team_max"`
+	Tick     int64 `json:"tick"`
 	Players  []struct {
-		ID    int    `json:"id"`
-		Team  int    `json:"team"`
-		Color string `json:"color"`
+		ID         int     `json:"id"`
+		Team       int     `json:"team"`
+		Color      string  `json:"color"`
+		WallHeight float64 `json:"wall_height"`
+		DeathTick  int64   `json:"death_tick"`
 	} `json:"players"`
 	TeamScores []int `json:"team_scores"`
 	Winner     int   `json:"winner"`
@@ -354,6 +357,52 @@ func TestBrowserHoles(t *testing.T) {
 		if h.Owner == you && (h.To-h.From > 4.01 || h.From <= 0) {
 			t.Fatalf("hole %+v in your trail: want the last 4 m at most, past the start", h)
 		}
+	}
+	noErrors(t, p)
+}
+
+// TestBrowserDeadWallsSink: a dead cycle's walls stand 8 s
+// (WALLS_STAY_UP_DELAY), then sink from sight over half a second, as
+// Armagetron draws them (gNetPlayerWall::RenderNormal, gWall.cpp line 1073:
+// dt = 2 (t - death - delay), gone at dt 1); the bots ride on meanwhile
+// (FINISH_TYPE 3).
+func TestBrowserDeadWallsSink(t *testing.T) {
+	browserTests(t)
+	addr := startServerSettings(t, "SP_FINISH_TYPE 3\nFINISH_TYPE 3\nBOTS 3\n")
+	p := playIn(t, browser(t), "http://"+addr, "sink", "Sinker")
+	you := p.state(t).You
+	waitFor(t, "the page to ride", 30*time.Second, func() bool { return riding(t, p) })
+	waitFor(t, "the crash", 60*time.Second, func() bool { return !riding(t, p) })
+	var standing, sinking, gone int
+	waitFor(t, "the walls to sink from sight", 20*time.Second, func() bool {
+		sc := p.scene(t)
+		for _, pl := range sc.Players {
+			if pl.ID != you {
+				continue
+			}
+			age := float64(sc.Tick-pl.DeathTick) / 120
+			switch h := pl.WallHeight; {
+			case age < 7.95:
+				if h != 1 {
+					t.Fatalf("%.2f s after the death the walls are %.2f high, want standing", age, h)
+				}
+				standing++
+			case age > 8.05 && age < 8.45:
+				if h <= 0 || h >= 1 {
+					t.Fatalf("%.2f s after the death the walls are %.2f high, want sinking", age, h)
+				}
+				sinking++
+			case age > 8.55:
+				if h != 0 {
+					t.Fatalf("%.2f s after the death the walls are %.2f high, want gone", age, h)
+				}
+				gone++
+			}
+		}
+		return gone > 0
+	})
+	if standing == 0 || sinking == 0 {
+		t.Fatalf("samples: %d standing, %d sinking, %d gone: the test saw too little", standing, sinking, gone)
 	}
 	noErrors(t, p)
 }

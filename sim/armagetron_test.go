@@ -346,13 +346,20 @@ func TestWallsStayUp(t *testing.T) {
 	steps(s, 60)
 	s.Step([]Event{{Kind: EvLeave, Player: 0}})
 	w := s.RoundWalls()[len(s.RoundWalls())-1]
-	steps(s, 8*120-2) // the state is then 8 s minus a tick past the death
+	// Deadly until 8 s + 0.2 s past the death (gNetPlayerWall::IsDangerous*,
+	// gWall.cpp lines 2396 and 2422: deathTime + WallsStayUpDelay + 0.2 <=
+	// time is no longer dangerous); drawn sinking from 8 s over 0.5 s
+	// (RenderNormal, line 1073), which DeadWallTicks tells the page.
+	steps(s, 8*120+24-2) // the state is then 8.2 s minus a tick past the death
 	if _, ok := s.WallVisible(w); !ok {
-		t.Fatal("a dead cycle's wall vanished before 8 s")
+		t.Fatal("a dead cycle's wall stopped being deadly before 8.2 s")
 	}
 	s.Step(nil)
 	if _, ok := s.WallVisible(w); ok {
-		t.Fatal("a dead cycle's wall still stands after 8 s")
+		t.Fatal("a dead cycle's wall is still deadly 8.2 s after the death")
+	}
+	if got := s.DeadWallTicks(); got != 8*120 {
+		t.Fatalf("DeadWallTicks %d, want the walls to start sinking at 8 s (960 ticks)", got)
 	}
 }
 

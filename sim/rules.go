@@ -12,4 +12,5 @@ package sim
 // 3: the state keeps each player's and team's points this round (issue 22).
 // 4: Armagetron's premature input, legitimate wins, tied matches playing on,
 // AI teams spawning apart (issue 24).
-const RulesVersion = 4
+// 5: a dead cycle's walls stay deadly 0.2 s past WALLS_STAY_UP_DELAY (issue 24).
+const RulesVersion = 5

@@ -181,7 +181,8 @@ type setDerived struct {
 	brake          int64 // micrometres per second squared
 	turnDelay      int64 // ticks, from the last turn to the other side
 	turnDelaySame  int64 // ticks, from the last turn to the same side
-	deadWall       int64 // ticks, -1 never
+	deadWall       int64 // ticks from a death until its walls stop being deadly, -1 never
+	sinkWall       int64 // ticks from a death until its walls start to sink from sight, -1 never
 	finish         int64 // ticks a round goes on once no human is alive, -1 to its end
 	zoneRound      int64 // ticks of play before the win zone may open
 	zoneDeath      int64 // ticks since the last death before it may open
@@ -239,6 +240,7 @@ func (s *State) derive() {
 			maxSpeed:       MaxSpeed,
 			brake:          c.Brake * m / Unit,
 			deadWall:       -1,
+			sinkWall:       -1,
 			finish:         -1,
 			zoneRound:      c.ticks(st.WinZoneMinRoundTimeMs),
 			zoneDeath:      c.ticks(st.WinZoneMinLastDeathMs),
@@ -257,7 +259,12 @@ func (s *State) derive() {
 		sd.turnDelay = (delayUs*c.TickRate + 999_999) / 1_000_000
 		sd.turnDelaySame = (delayUs*c.DoublebindBonus/Unit*c.TickRate + 999_999) / 1_000_000
 		if st.WallsStayUpDelayMs >= 0 {
-			sd.deadWall = c.ticks(st.WallsStayUpDelayMs)
+			// gNetPlayerWall::IsDangerous* (gWall.cpp lines 2396 and
+			// 2422): deadly until WALLS_STAY_UP_DELAY + 0.2 s after the
+			// death; drawn sinking from WALLS_STAY_UP_DELAY over 0.5 s
+			// (RenderNormal, line 1073: dt = 2 (t - death - delay)).
+			sd.deadWall = c.ticks(st.WallsStayUpDelayMs + 200)
+			sd.sinkWall = c.ticks(st.WallsStayUpDelayMs)
 		}
 		switch st.FinishType {
 		case FinishExpress:
@@ -289,9 +296,11 @@ func (s *State) Arena() int64 { return s.dv().arena }
 // turn to the other side, and from the last turn to the same side.
 func (s *State) TurnDelay() (other, same int64) { return s.dv().turnDelay, s.dv().turnDelaySame }
 
-// DeadWallTicks returns how long a dead cycle's walls stand in the current
-// round, in ticks, or -1 when they stay.
-func (s *State) DeadWallTicks() int64 { return s.dv().deadWall }
+// DeadWallTicks returns how long after its death a dead cycle's walls start
+// to sink from sight in the current round, in ticks, or -1 when they stay:
+// they are drawn sinking for half a second from then (Armagetron's
+// RenderNormal), and stop being deadly 0.2 s into it.
+func (s *State) DeadWallTicks() int64 { return s.dv().sinkWall }
 
 // WallsLength returns the current round's trail length, <= 0 for infinite.
 func (s *State) WallsLength() int64 { return s.dv().wallsLength }

@@ -5,6 +5,7 @@ import type { Game } from "./game";
 import type { Sound, SoundReport } from "./hud/sound";
 import { Perf, type PerfReport } from "./perf";
 import { colorCSS } from "./render/colors";
+import { wallHeight } from "./render/trails";
 import type { ReplayPage, ReplayReport } from "./replay/page";
 
 export interface StatePlayer {
@@ -50,8 +51,11 @@ export interface StateReport {
 export interface SceneReport {
   team_mode: boolean;
   team_max: number;
-  /** Per present player: id, team, the colour its cycle and trail are drawn in. */
-  players: { id: number; team: number; color: string }[];
+  /** The frame's tick. */
+  tick: number;
+  /** Per present player: id, team, the colour its cycle and trail are drawn in, how high its walls
+   * are drawn (1 standing, sinking to 0 after its death) and the tick it died at. */
+  players: { id: number; team: number; color: string; wall_height: number; death_tick: number }[];
   team_scores: number[];
   winner: number;
   zone: { open: boolean; x: number; y: number; radius: number; drawn: boolean };
@@ -120,7 +124,8 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
       }
       return {
         team_mode: f.teamMode, team_max: f.teamMax,
-        players: f.cycles.filter((c) => c.present).map((c) => ({ id: c.id, team: c.team, color: colorCSS(c.id) })),
+        tick: f.tick,
+        players: f.cycles.filter((c) => c.present).map((c) => ({ id: c.id, team: c.team, color: colorCSS(c.id), wall_height: wallHeight(f, c), death_tick: c.deathTick })),
         team_scores: Array.from({ length: 32 }, (_, t) => f.teamScore(t)),
         winner: f.winner,
         zone: { open: f.zoneOpen, x: f.zoneX, y: f.zoneY, radius: f.zoneRadius, drawn: r.zone.visible },

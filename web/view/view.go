@@ -23,7 +23,8 @@
 //	  8 TickRate        ticks per second
 //	  9 Arena           arena side, mm
 //	 10 TurnDelayMs     minimum time between turns (lag-o-meter lobes)
-//	 11 DeadWallTicks   a dead cycle's walls vanish this many ticks after death (-1 never)
+//	 11 DeadWallTicks   a dead cycle's walls start to sink this many ticks after death,
+//	                    gone half a second later (-1 never)
 //	 12 WallsLength     trail length in mm, <= 0 infinite
 //	 13 Cycles          cycle records that follow (always sim.MaxPlayers)
 //	 14 WallTotal       walls this round has now
@@ -213,7 +214,7 @@ const (
 	CycleInRound
 	CycleAlive
 	CycleBraking
-	CycleWalls // its walls still stand (they vanish some time after death)
+	CycleWalls // its walls are still deadly (until some time after death; drawn sinking around then)
 	CycleHuman // a person rides it, not a bot
 )
 

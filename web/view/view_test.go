@@ -209,7 +209,7 @@ func TestFrameDeadWallsVanish(t *testing.T) {
 	for range 20000 {
 		bot.Play(s, bots, 1)
 		for i := range 4 {
-			if c := s.Cycle(i); c.InRound && !c.Alive && s.Tick() > c.DeathTick+s.DeadWallTicks()+1 {
+			if c := s.Cycle(i); c.InRound && !c.Alive && s.Tick() > c.DeathTick+s.DeadWallTicks()+s.Config().TickRate/2 { // sunk from sight
 				dead = i
 			}
 		}

@@ -132,6 +132,8 @@ export class Frame {
   /** Arena side in metres. */
   get arena(): number { return this.head[H.arena] / 1000; }
   get turnDelay(): number { return this.head[H.turnDelayMs] / 1000; }
+  /** Ticks after a death at which its walls start to sink (for half a second), -1 never. */
+  get deadWallTicks(): number { return this.head[H.deadWallTicks]; }
   /** Trail length in metres, <= 0 for infinite. */
   get wallsLength(): number { return this.head[H.wallsLength] / 1000; }
   get wallTotal(): number { return this.head[H.wallTotal]; }

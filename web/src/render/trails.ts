@@ -10,7 +10,7 @@ import {
   AdditiveBlending, BufferAttribute, DataTexture, DoubleSide, FloatType, InstancedBufferAttribute,
   InstancedBufferGeometry, Mesh, NearestFilter, RGBAFormat, Scene, ShaderMaterial, Vector2,
 } from "three";
-import type { Frame } from "../core/frame";
+import type { CycleView, Frame } from "../core/frame";
 import { MAX_PLAYERS, W } from "../core/layout";
 import { allColors } from "./colors";
 
@@ -22,7 +22,7 @@ const MAX_HOLES = 2048;
 
 const common = /* glsl */ `
   uniform vec3 uColor[${MAX_PLAYERS}];
-  uniform vec2 uOwner[${MAX_PLAYERS}]; // x: walls stand (0/1), y: odometer below which a finite trail has receded
+  uniform vec2 uOwner[${MAX_PLAYERS}]; // x: how high the walls stand (1, sinking to 0 after death), y: odometer below which a finite trail has receded
   uniform vec2 uHoleSpan[${MAX_PLAYERS}]; // the owner's holes: first texel, count
   attribute vec4 aSeg;   // x1, y1, x2, y2 in metres (simulation axes)
   attribute vec2 aMeta;  // odometer at (x1, y1), owner
@@ -60,8 +60,8 @@ const wallVert = /* glsl */ `
     vSpan = uHoleSpan[o];
     vColor = uColor[o];
     vH = position.y;
-    gl_Position = uOwner[o].x > 0.5
-      ? projectionMatrix * modelViewMatrix * vec4(p.x, position.y * uHeight, -p.y, 1.0)
+    gl_Position = uOwner[o].x > 0.001
+      ? projectionMatrix * modelViewMatrix * vec4(p.x, position.y * uHeight * uOwner[o].x, -p.y, 1.0)
       : vec4(2.0, 2.0, 2.0, 1.0); // outside the clip volume: nothing drawn
   }
 `;
@@ -99,7 +99,7 @@ const glowVert = /* glsl */ `
     vCut = uOwner[o].y;
     vSpan = uHoleSpan[o];
     vColor = uColor[o];
-    gl_Position = uOwner[o].x > 0.5
+    gl_Position = uOwner[o].x > 0.001
       ? projectionMatrix * modelViewMatrix * vec4(p.x, 0.02, -p.y, 1.0)
       : vec4(2.0, 2.0, 2.0, 1.0);
   }
@@ -234,7 +234,7 @@ export class Trails {
       this.seg[i * 4 + 3] = open ? c.y : 0;
       this.meta[i * 2] = c.segOdo;
       this.meta[i * 2 + 1] = i;
-      this.ownerVec[i].set(c.walls ? 1 : 0, len > 0 ? c.odo - len : FAR);
+      this.ownerVec[i].set(wallHeight(f, c), len > 0 ? c.odo - len : FAR);
     }
     const segA = this.geom.getAttribute("aSeg") as InstancedBufferAttribute;
     const metaA = this.geom.getAttribute("aMeta") as InstancedBufferAttribute;
@@ -278,8 +278,19 @@ export class Trails {
     this.holeTex.needsUpdate = true;
   }
 
-  /** ownerVisible reports whether player i's walls stand (after the last sync). */
+  /** ownerVisible reports whether player i's walls are drawn (after the last sync). */
   ownerVisible(i: number): boolean {
-    return this.ownerVec[i].x > 0.5;
+    return this.ownerVec[i].x > 0.001;
   }
+}
+
+/** wallHeight is how high a cycle's walls stand, 1 to 0: a dead cycle's sink
+ * from sight over half a second once DeadWallTicks have passed, as
+ * Armagetron draws them (gNetPlayerWall::RenderNormal); they stop being
+ * deadly 0.2 s into it (the frame's walls flag). */
+export function wallHeight(f: Frame, c: CycleView): number {
+  if (!c.inRound) return 0;
+  if (c.alive || f.deadWallTicks < 0) return c.walls ? 1 : 0;
+  const dt = ((f.tick - c.deathTick - f.deadWallTicks) / f.tickRate) * 2;
+  return dt <= 0 ? 1 : Math.max(0, 1 - dt);
 }
