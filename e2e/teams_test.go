@@ -21,8 +21,8 @@ import (
 
 // sceneReport is window.webtron.scene(): what the renderer drew last frame.
 type sceneReport struct {
-	TeamMode bool `json:"team_mode"`
-	TeamMax  int  `json:"team_max"`
+	TeamMode bool  `json:"team_mode"`
+	TeamMax  int   `json:"team_max"`
 	Tick     int64 `json:"tick"`
 	Players  []struct {
 		ID         int     `json:"id"`
