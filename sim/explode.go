@@ -69,8 +69,12 @@ func (s *State) blast(x, y, r int64) {
 	cx0, cy0, cx1, cy1 := s.grid.cellRange(x-r, y-r, x+r, y+r)
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
-			for _, idx := range s.grid.cells[cy*s.grid.n+cx] {
-				w := &s.walls[int64(idx)-s.wallBase]
+			m := s.grid.mask(cx, cy, x-r, y-r, x+r, y+r)
+			for _, e := range s.grid.cells[cy*s.grid.n+cx] {
+				if e.mask&m == 0 {
+					continue
+				}
+				w := &s.walls[int64(e.idx)-s.wallBase]
 				if !w.inReach(x, y, r) {
 					continue
 				}
@@ -164,39 +168,48 @@ func (s *State) holed() bool { return s.c.HoleCount > s.c.RoundHoleStart }
 // EXPLOSION_RADIUS of where a cycle exploded this round: only there can a
 // wall have holes, so elsewhere nothing needs to look at them.
 func (s *State) nearBlast(x0, y0, x1, y1 int64) bool {
+	return len(s.blastsNear(x0, y0, x1, y1)) > 0
+}
+
+// blastsNear returns where cycles exploded this round within
+// EXPLOSION_RADIUS of the box [x0,x1] x [y0,y1], in scratch space that the
+// next call reuses: a search that looks up holes at many points of the box
+// tests each against these few (see nearAny).
+func (s *State) blastsNear(x0, y0, x1, y1 int64) [][2]int64 {
 	if !s.holed() {
-		return false
+		return nil
 	}
 	if s.blastStamp != s.c.Tick+1 {
+		// Where the cycles of this round exploded, by x.
 		s.nblast = 0
 		for i := range s.c.Cycles {
 			if c := &s.c.Cycles[i]; c.InRound && !c.Alive {
-				s.blasts[s.nblast] = [2]int64{c.X, c.Y}
+				j := s.nblast
+				for ; j > 0 && s.blasts[j-1][0] > c.X; j-- {
+					s.blasts[j] = s.blasts[j-1]
+				}
+				s.blasts[j] = [2]int64{c.X, c.Y}
 				s.nblast++
 			}
 		}
 		s.blastStamp = s.c.Tick + 1
 	}
 	r := s.dv().explosion
-	for _, b := range s.blasts[:s.nblast] {
-		if b[0] >= x0-r && b[0] <= x1+r && b[1] >= y0-r && b[1] <= y1+r {
-			return true
+	bs := s.blasts[:s.nblast]
+	lo, hi := 0, len(bs) // the first blast at x0-r or beyond
+	for lo < hi {
+		if m := (lo + hi) / 2; bs[m][0] < x0-r {
+			lo = m + 1
+		} else {
+			hi = m
 		}
 	}
-	return false
-}
-
-// blastsNear returns where cycles exploded this round within
-// EXPLOSION_RADIUS of the box [x0,x1] x [y0,y1], as nearBlast finds them, in
-// scratch space that the next call reuses: a search that looks up holes at
-// many points of the box tests each against these few (see nearAny).
-func (s *State) blastsNear(x0, y0, x1, y1 int64) [][2]int64 {
-	if !s.nearBlast(x0, y0, x1, y1) {
-		return nil
-	}
-	r, n := s.dv().explosion, 0
-	for _, b := range s.blasts[:s.nblast] {
-		if b[0] >= x0-r && b[0] <= x1+r && b[1] >= y0-r && b[1] <= y1+r {
+	n := 0
+	for _, b := range bs[lo:] {
+		if b[0] > x1+r {
+			break
+		}
+		if b[1] >= y0-r && b[1] <= y1+r {
 			s.near[n] = b
 			n++
 		}

@@ -1,5 +1,7 @@
 package sim
 
+import "math/bits"
+
 // Directions: 0 east (+x), 1 north (+y), 2 west, 3 south. A left turn adds one.
 // frame returns the forward and left unit vectors of dir, so that every ray and
 // sensor can be written once in a local frame (f forward, l to the left).
@@ -40,23 +42,37 @@ func (s *State) ray(x, y int64, dir uint8, rng int64, self int) hit {
 	bx0, by0, bx1, by1 := s.rayBox(x, y, dir, rng)
 	q.blasts = s.blastsNear(bx0, by0, bx1, by1) // every point the ray meets is in the box
 	cx0, cy0, cx1, cy1 := s.grid.cellRange(bx0, by0, bx1, by1)
+	q.cx0, q.cy0 = cx0, cy0
 	r := q.reach()
 	for cy := cy0; cy <= cy1; cy++ {
-		for _, cell := range s.grid.cells[cy*s.grid.n+cx0 : cy*s.grid.n+cx1+1] {
-			for i := r.next(s.walls, s.wallBase, cell, 0); i < len(cell); i = r.next(s.walls, s.wallBase, cell, i+1) {
-				s.rayWall(&s.walls[int64(cell[i])-s.wallBase], &q)
-				r.gap = q.best.gap
+		rows := s.grid.rows(cy, by0, by1)
+		for cx := cx0; cx <= cx1; cx++ {
+			cell := s.grid.cells[cy*s.grid.n+cx]
+			m := ^uint64(0)
+			if len(cell) > 2 { // worth a mask
+				m = rows & s.grid.cols(cx, bx0, bx1)
+			}
+			for _, e := range cell {
+				if e.mask&m == 0 {
+					continue
+				}
+				w := &s.walls[int64(e.idx)-s.wallBase]
+				// Geometry first: the standing part of a wall is a piece of
+				// the whole wall, so a miss on the whole is a miss.
+				if _, ok := r.meets(w); ok {
+					s.rayWall(w, &q, e.idx)
+					r.gap = q.best.gap
+				}
 			}
 		}
 	}
 	// Open segments of living cycles (not in the grid: they grow every tick).
-	for i := range s.c.Cycles {
-		c := &s.c.Cycles[i]
-		if !c.Alive || i == self || !c.openTouches(bx0, by0, bx1, by1) {
-			continue
+	for live := s.others(self); live != 0; live &= live - 1 {
+		i := bits.TrailingZeros32(live)
+		if c := &s.c.Cycles[i]; c.openTouches(bx0, by0, bx1, by1) {
+			w := c.openWall(i, s.c.Tick)
+			s.rayWall(&w, &q, int32(-1-i))
 		}
-		w := c.openWall(i, s.c.Tick)
-		s.rayWall(&w, &q)
 	}
 	return q.best
 }
@@ -71,13 +87,19 @@ type rayCast struct {
 	blasts [][2]int64 // the blasts near enough to have holed what the ray meets
 	radius int64      // EXPLOSION_RADIUS
 	best   hit
+	// which wall best is: its global index, -1-i for cycle i's open
+	// segment, or rimIdx; between walls as near, the first in the order of
+	// the walls wins (the rim, the closed walls in grid.key's order from
+	// cell (cx0, cy0), the open segments in seat order).
+	bestIdx  int32
+	cx0, cy0 int64
 }
 
 // rayCast starts a ray from (x,y) along dir with range rng, the rim its
 // first hit if within range; the caller sets the blasts.
 func (s *State) rayCast(x, y int64, dir uint8, rng int64, self int) rayCast {
 	q := rayCast{x: x, y: y, dir: dir, rng: rng, self: self, radius: s.dv().explosion,
-		best: hit{gap: s.rimGap(x, y, dir), owner: OwnerRim, perp: true}}
+		best: hit{gap: s.rimGap(x, y, dir), owner: OwnerRim, perp: true}, bestIdx: rimIdx}
 	if q.best.gap > rng {
 		q.best.gap = noHit
 	}
@@ -114,45 +136,43 @@ func (q *rayCast) reach() rayReach {
 	return r
 }
 
-// next returns the position of the first wall of idxs from i on (len(idxs)
-// for none) whose line the ray meets within range and nearer than what it
-// has met (segGap in world coordinates): the standing part of a wall is a
-// piece of the whole wall, so rayWall need not look at the others.
-func (r *rayReach) next(walls []Wall, base int64, idxs []int32, i int) int {
-	horiz, u, v, fwd, rng, self, gap := r.horiz, r.u, r.v, r.fwd, r.rng, r.self, r.gap
-	for ; i < len(idxs); i++ {
-		w := &walls[int64(idxs[i])-base]
-		u1, v1, u2, v2 := w.X1, w.Y1, w.X2, w.Y2
-		if !horiz {
-			u1, v1, u2, v2 = v1, u1, v2, u2
-		}
-		var g int64
-		if v1 == v2 { // along the ray's line (or a point)
-			a, b := fwd*(u1-u), fwd*(u2-u)
-			if v1 != v || max(a, b) < 0 {
-				continue
-			}
-			g = max(0, min(a, b))
-		} else if g = fwd * (u1 - u); g < 0 || v < min(v1, v2) || v > max(v1, v2) {
-			continue
-		}
-		if g < gap && g <= rng && (g > 0 || int(w.Owner) != self) {
-			return i
-		}
+// meets returns how far along the ray meets wall w's line (segGap in world
+// coordinates) if within range and no farther than what it has met; self's
+// own walls only at a distance greater than zero.
+func (r *rayReach) meets(w *Wall) (int64, bool) {
+	u1, v1, u2, v2 := w.X1, w.Y1, w.X2, w.Y2
+	if !r.horiz {
+		u1, v1, u2, v2 = v1, u1, v2, u2
 	}
-	return i
+	var g int64
+	if v1 == v2 { // along the ray's line (or a point)
+		a, b := r.fwd*(u1-r.u), r.fwd*(u2-r.u)
+		if v1 != r.v || max(a, b) < 0 {
+			return 0, false
+		}
+		g = max(0, min(a, b))
+	} else if g = r.fwd * (u1 - r.u); g < 0 || r.v < min(v1, v2) || r.v > max(v1, v2) {
+		return 0, false
+	}
+	return g, g <= r.gap && g <= r.rng && (g > 0 || int(w.Owner) != r.self)
 }
 
-// rayWall makes wall w the ray's best hit if the standing part of w is nearer.
-func (s *State) rayWall(w *Wall, q *rayCast) {
-	v, ok := s.visible(*w)
-	if !ok {
-		return
+// rayWall makes wall idx (w; -1-i for cycle i's open segment) the ray's best
+// hit if the standing part of w is nearer, or as near and first in the order
+// of the walls.
+func (s *State) rayWall(w *Wall, q *rayCast, idx int32) {
+	v := w
+	if !s.whole(w.Owner) {
+		part, ok := s.visible(*w)
+		if !ok {
+			return
+		}
+		v = &part
 	}
 	fx, fy, lx, ly := frame(q.dir)
 	pf, pl := q.x*fx+q.y*fy, q.x*lx+q.y*ly
-	g, ok := segGap(&v, fx, fy, lx, ly, pf, pl)
-	if !ok || g >= q.best.gap || g > q.rng || g == 0 && int(v.Owner) == q.self {
+	g, ok := segGap(v, fx, fy, lx, ly, pf, pl)
+	if !ok || s.after(q, g, w, idx) || g > q.rng || g == 0 && int(v.Owner) == q.self {
 		return
 	}
 	perp := v.X1*lx+v.Y1*ly != v.X2*lx+v.Y2*ly
@@ -171,11 +191,17 @@ func (s *State) rayWall(w *Wall, q *rayCast) {
 		}
 		g += abs(solid - odo)
 		odo = solid
-		if g >= q.best.gap || g > q.rng {
+		if s.after(q, g, w, idx) || g > q.rng {
 			return
 		}
 	}
-	q.best = hit{gap: g, owner: int(v.Owner), built: v.builtAt(odo), perp: perp}
+	q.best, q.bestIdx = hit{gap: g, owner: int(v.Owner), built: v.builtAt(odo), perp: perp}, idx
+}
+
+// after reports whether wall idx (w), met g along, comes after the ray's
+// best hit.
+func (s *State) after(q *rayCast, g int64, w *Wall, idx int32) bool {
+	return g > q.best.gap || g == q.best.gap && !s.before(idx, w, q.bestIdx, q.cx0, q.cy0)
 }
 
 // solid returns the first point of owner's trail from odometer odo on, going
@@ -278,45 +304,60 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right hit) {
 	x0, y0, x1, y1 := s.sensorBox(x, y, dir)
 	c.blasts = s.blastsNear(x0, y0, x1, y1) // every point a sensor meets is in the box
 	cx0, cy0, cx1, cy1 := s.grid.cellRange(x0, y0, x1, y1)
+	c.cx0, c.cy0 = cx0, cy0
+	// The rays lie on the two diagonals through the cycle.
+	up, down := diagonalThrough(x, y, cx0, cy0, true), diagonalThrough(x, y, cx0, cy0, false)
 	for cy := cy0; cy <= cy1; cy++ {
-		for _, cell := range s.grid.cells[cy*s.grid.n+cx0 : cy*s.grid.n+cx1+1] {
-			s.senseAll(&c, s.walls, s.wallBase, cell)
+		rows := s.grid.rows(cy, y0, y1)
+		for cx := cx0; cx <= cx1; cx++ {
+			cell := s.grid.cells[cy*s.grid.n+cx]
+			m := ^uint64(0)
+			if len(cell) > 2 { // worth a mask: the sub-cells of the box that the rays cross
+				m = rows & s.grid.cols(cx, x0, x1) & (up.in(cx-cx0, cy-cy0) | down.in(cx-cx0, cy-cy0))
+			}
+			for _, e := range cell {
+				if e.mask&m != 0 {
+					s.sense(&c, &s.walls[int64(e.idx)-s.wallBase], e.idx)
+				}
+			}
 		}
 	}
 	// Open segments of living cycles (not in the grid: they grow every tick).
-	n := 0
-	for i := range s.c.Cycles {
-		if o := &s.c.Cycles[i]; o.Alive && i != self && o.openTouches(x0, y0, x1, y1) {
-			s.open[n] = o.openWall(i, s.c.Tick)
-			s.openIdx[n] = int32(n)
-			n++
+	for live := s.others(self); live != 0; live &= live - 1 {
+		i := bits.TrailingZeros32(live)
+		if o := &s.c.Cycles[i]; o.openTouches(x0, y0, x1, y1) {
+			w := o.openWall(i, s.c.Tick)
+			s.sense(&c, &w, int32(-1-i))
 		}
 	}
-	s.senseAll(&c, s.open[:n], 0, s.openIdx[:n])
 	return c.sides()
 }
 
 // sensorCast is one cast of a cycle's two sensors, in world coordinates: u
 // along the driving axis, v across it, and the sides told apart by the sign
-// of v rather than as left and right, so that the search's inner loop
-// (next) needs no multiplications.
+// of v rather than as left and right.
 type sensorCast struct {
-	horiz  bool  // driving along x: u is x and v is y; otherwise u is y and v is x
-	u, v   int64 // the cycle
-	back   int64 // the sign of going back along u
-	near   int64 // CYCLE_WALL_NEAR
-	left   int   // the side that is on the left: 0 or 1
-	blasts [][2]int64
-	radius int64  // EXPLOSION_RADIUS
-	met    [2]hit // what the sensor on the side of greater v, and of lesser v, has met
+	horiz    bool  // driving along x: u is x and v is y; otherwise u is y and v is x
+	u, v     int64 // the cycle
+	back     int64 // the sign of going back along u
+	near     int64 // CYCLE_WALL_NEAR
+	left     int   // the side that is on the left: 0 or 1
+	blasts   [][2]int64
+	radius   int64    // EXPLOSION_RADIUS
+	cx0, cy0 int64    // the first cell searched (see grid.key)
+	met      [2]hit   // what the sensor on the side of greater v, and of lesser v, has met
+	metIdx   [2]int32 // which wall that is: its global index, -1-i for cycle i's open segment, or rimIdx
 }
+
+// rimIdx stands for the rim in sensorCast.metIdx.
+const rimIdx = -1 - MaxPlayers
 
 // sensorCast starts a cast from a cycle at (x,y) heading dir, with what the
 // rim gives each side; the caller sets the blasts near enough to have holed
 // what the sensors meet.
 func (s *State) sensorCast(x, y int64, dir uint8) sensorCast {
 	fx, fy, lx, ly := frame(dir)
-	c := sensorCast{horiz: dir&1 == 0, u: x, v: y, back: -(fx + fy), near: s.cfg.WallNear, radius: s.dv().explosion}
+	c := sensorCast{horiz: dir&1 == 0, u: x, v: y, back: -(fx + fy), near: s.cfg.WallNear, radius: s.dv().explosion, metIdx: [2]int32{rimIdx, rimIdx}}
 	if !c.horiz {
 		c.u, c.v = y, x
 	}
@@ -339,72 +380,69 @@ func (s *State) sensorBox(x, y int64, dir uint8) (x0, y0, x1, y1 int64) {
 	return min(x, bx) - abs(lx)*near, min(y, by) - abs(ly)*near, max(x, bx) + abs(lx)*near, max(y, by) + abs(ly)*near
 }
 
-// senseAll lets the sensors meet the walls idxs, in that order (the wall of
-// global index i is walls[i-base]).
-func (s *State) senseAll(c *sensorCast, walls []Wall, base int64, idxs []int32) {
-	for i, dp, dn := c.next(walls, base, idxs, 0); i < len(idxs); i, dp, dn = c.next(walls, base, idxs, i+1) {
-		w := &walls[int64(idxs[i])-base]
-		if dp > 0 {
-			s.senseHit(c, w, 0, dp)
+// sense lets the sensors meet wall idx (w; -1-i for cycle i's open segment).
+// A sensor meets a parallel wall where it reaches the wall's line, d across
+// and as far back; a wall across the driving direction where it reaches
+// that line, t back and t across, if the wall spans that point. It keeps
+// the nearest: between two as near, a parallel wall, then the first in the
+// order of the walls (the rim, the closed walls in grid.key's order, the
+// open segments in seat order).
+func (s *State) sense(c *sensorCast, w *Wall, idx int32) {
+	u1, v1, u2, v2 := w.X1, w.Y1, w.X2, w.Y2
+	if !c.horiz {
+		u1, v1, u2, v2 = v1, u1, v2, u2
+	}
+	if v1 == v2 { // parallel, or a point
+		d, k := v1-c.v, 0
+		if d < 0 {
+			d, k = -d, 1
 		}
-		if dn > 0 {
-			s.senseHit(c, w, 1, dn)
+		at, m := c.u+c.back*d, &c.met[k]
+		if d == 0 || d > c.near || d > m.gap || at < min(u1, u2) || at > max(u1, u2) {
+			return
 		}
+		if d < m.gap || m.perp || s.first(c, idx, w, k) {
+			s.senseHit(c, w, idx, k, d)
+		}
+		return
+	}
+	t := c.back * (u1 - c.u)
+	if t <= 0 || t > c.near {
+		return
+	}
+	lo, hi := min(v1, v2), max(v1, v2)
+	if p, m := c.v+t, &c.met[0]; p >= lo && p <= hi && (t < m.gap || t == m.gap && m.perp && s.first(c, idx, w, 0)) {
+		s.senseHit(c, w, idx, 0, t)
+	}
+	if p, m := c.v-t, &c.met[1]; p >= lo && p <= hi && (t < m.gap || t == m.gap && m.perp && s.first(c, idx, w, 1)) {
+		s.senseHit(c, w, idx, 1, t)
 	}
 }
 
-// next finds the first wall of idxs from position i on that a sensor meets
-// no farther than what that side has met, and returns its position (len(idxs)
-// for none) and how far across the sensor on the side of greater v, and of
-// lesser v, meets it (0 for not at all). A sensor meets a parallel wall
-// where it reaches the wall's line, d across and as far back; a wall across
-// the driving direction where it reaches that line, t back and t across, if
-// the wall spans that point. A parallel wall met as far as a wall across
-// takes its place.
-func (c *sensorCast) next(walls []Wall, base int64, idxs []int32, i int) (int, int64, int64) {
-	horiz, u, v, back, near := c.horiz, c.u, c.v, c.back, c.near
-	gp, gn, pp, pn := c.met[0].gap, c.met[1].gap, c.met[0].perp, c.met[1].perp
-	for ; i < len(idxs); i++ {
-		w := &walls[int64(idxs[i])-base]
-		u1, v1, u2, v2 := w.X1, w.Y1, w.X2, w.Y2
-		if !horiz {
-			u1, v1, u2, v2 = v1, u1, v2, u2
-		}
-		if v1 == v2 { // parallel, or a point
-			d, gap, perp := v1-v, gp, pp
-			if d < 0 {
-				d, gap, perp = -d, gn, pn
-			}
-			if at := u + back*d; d == 0 || d > near || d > gap || d == gap && !perp || at < min(u1, u2) || at > max(u1, u2) {
-				continue
-			}
-			if v1 > v {
-				return i, d, 0
-			}
-			return i, 0, d
-		}
-		t, lo, hi := back*(u1-u), min(v1, v2), max(v1, v2)
-		if t <= 0 || t > near {
-			continue
-		}
-		var dp, dn int64
-		if t < gp && v+t >= lo && v+t <= hi {
-			dp = t
-		}
-		if t < gn && v-t >= lo && v-t <= hi {
-			dn = t
-		}
-		if dp|dn != 0 {
-			return i, dp, dn
-		}
+// first reports whether wall idx (w) comes before what side k has met in the
+// order of the walls.
+func (s *State) first(c *sensorCast, idx int32, w *Wall, k int) bool {
+	return s.before(idx, w, c.metIdx[k], c.cx0, c.cy0)
+}
+
+// before reports whether wall idx (w) comes before wall m in the order of
+// the walls of a search from cell (cx0, cy0): the rim (rimIdx), the closed
+// walls (their global indices) in grid.key's order, the open segments (-1-i
+// for cycle i's) in seat order.
+func (s *State) before(idx int32, w *Wall, m int32, cx0, cy0 int64) bool {
+	switch {
+	case m == rimIdx || m == idx:
+		return false
+	case idx < 0 || m < 0: // open segments come last, in seat order
+		return m < 0 && idx > m
 	}
-	return i, 0, 0
+	return s.grid.key(w, idx, cx0, cy0) < s.grid.key(&s.walls[int64(m)-s.wallBase], m, cx0, cy0)
 }
 
 // senseHit records that the sensor on side k (0 greater v, 1 lesser v) meets
-// w d across, unless the point falls in a hole or on a part of w no longer
-// standing.
-func (s *State) senseHit(c *sensorCast, w *Wall, k int, d int64) {
+// wall idx (w) d across, unless the point falls in a hole or on a part of w
+// no longer standing.
+func (s *State) senseHit(c *sensorCast, w *Wall, idx int32, k int, d int64) {
 	pu, pv := c.u+c.back*d, c.v+d-2*d*int64(k)
 	hx, hy, perp := pu, pv, w.Y1 != w.Y2
 	if !c.horiz {
@@ -424,7 +462,24 @@ func (s *State) senseHit(c *sensorCast, w *Wall, k int, d int64) {
 			return
 		}
 	}
-	c.met[k] = hit{gap: d, owner: int(v.Owner), built: v.builtAt(odo), perp: perp}
+	c.met[k], c.metIdx[k] = hit{gap: d, owner: int(v.Owner), built: v.builtAt(odo), perp: perp}, idx
+}
+
+// others returns the living cycles but self, a bit each by seat.
+func (s *State) others(self int) uint32 {
+	live := s.live
+	if !s.liveOK {
+		live = 0
+		for i := range s.c.Cycles {
+			if s.c.Cycles[i].Alive {
+				live |= 1 << i
+			}
+		}
+	}
+	if self >= 0 && self < MaxPlayers {
+		live &^= 1 << self
+	}
+	return live
 }
 
 // openTouches reports whether the open segment's bounding box meets the box

@@ -5,16 +5,27 @@ package sim
 // long wall is listed in at most arena/8 of them.
 const cellSize = 8 * Meter
 
+// subSize is the side of a sub-cell: a cell is 8 x 8 of them, and each entry
+// of a cell marks the sub-cells its wall touches (cellEntry.mask), so that a
+// query rules out most walls of a cell by one AND, without reading them.
+const subSize = cellSize / 8
+
 // grid is a spatial index of the current round's walls: each cell lists the
-// global indices of the walls that touch it, in the order they were laid.
+// walls that touch it, in the order they were laid.
 // It is derived data, never copied by a snapshot: Restore pops the walls laid
 // after the snapshot off the cell tails, which costs as much as those walls,
 // not as much as the whole trail.
 type grid struct {
 	n     int64 // cells per side
-	cells [][]int32
+	cells [][]cellEntry
 	start int64 // global index of the first wall indexed (a round's first)
 	count int64 // global index one past the last wall indexed
+}
+
+// cellEntry is a wall listed in a cell.
+type cellEntry struct {
+	mask uint64 // the sub-cells of the cell that the wall touches (see grid.mask)
+	idx  int32  // the wall's global index
 }
 
 func (g *grid) init(arena int64) {
@@ -22,7 +33,7 @@ func (g *grid) init(arena int64) {
 	if g.n < 1 {
 		g.n = 1
 	}
-	g.cells = make([][]int32, g.n*g.n)
+	g.cells = make([][]cellEntry, g.n*g.n)
 }
 
 // clamp maps a coordinate to a cell column or row. Positions outside the arena
@@ -47,10 +58,12 @@ func (g *grid) span(w *Wall) (cx0, cy0, cx1, cy1 int64) {
 
 func (g *grid) add(w *Wall, idx int64) {
 	cx0, cy0, cx1, cy1 := g.span(w)
+	x0, x1 := min(w.X1, w.X2), max(w.X1, w.X2)
+	y0, y1 := min(w.Y1, w.Y2), max(w.Y1, w.Y2)
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
 			i := cy*g.n + cx
-			g.cells[i] = append(g.cells[i], int32(idx))
+			g.cells[i] = append(g.cells[i], cellEntry{mask: g.mask(cx, cy, x0, y0, x1, y1), idx: int32(idx)})
 		}
 	}
 	g.count = idx + 1
@@ -62,18 +75,12 @@ func (g *grid) pop(w *Wall, idx int64) {
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
 			i := cy*g.n + cx
-			g.cells[i] = popIdx(g.cells[i], idx)
+			if l := g.cells[i]; len(l) > 0 && int64(l[len(l)-1].idx) == idx {
+				g.cells[i] = l[:len(l)-1]
+			}
 		}
 	}
 	g.count = idx
-}
-
-// popIdx drops idx from the tail of a cell's list.
-func popIdx(l []int32, idx int64) []int32 {
-	if n := len(l); n > 0 && int64(l[n-1]) == idx {
-		return l[:n-1]
-	}
-	return l
 }
 
 // reset empties the grid for a round whose first wall has global index start.
@@ -88,3 +95,111 @@ func (g *grid) reset(start int64) {
 func (g *grid) cellRange(x0, y0, x1, y1 int64) (cx0, cy0, cx1, cy1 int64) {
 	return g.clamp(x0), g.clamp(y0), g.clamp(x1), g.clamp(y1)
 }
+
+// mask returns the sub-cells of cell (cx, cy) that the closed rectangle
+// [x0,x1] x [y0,y1] touches, bit 8 row + column: every sub-cell whose closed
+// square holds a point of it (two on a border between them), and for a
+// rectangle reaching out of the cell, the sub-cells on that side. So when a
+// wall and a query's shape share a point p, the entry of the wall in the
+// cell where p lies and the query's mask of that cell share p's sub-cell:
+// an AND of zero there is a sure miss.
+func (g *grid) mask(cx, cy, x0, y0, x1, y1 int64) uint64 {
+	return g.rows(cy, y0, y1) & g.cols(cx, x0, x1)
+}
+
+// rows returns the rows of sub-cells of a cell in row cy that the closed
+// interval [y0, y1] touches (see mask), every sub-cell of them.
+func (g *grid) rows(cy, y0, y1 int64) uint64 {
+	r0, r1 := subRange(y0-cy*cellSize, y1-cy*cellSize)
+	return uint64(1)<<(8*(r1+1)) - uint64(1)<<(8*r0)
+}
+
+// cols returns the columns of sub-cells of a cell in column cx that the
+// closed interval [x0, x1] touches (see mask), every sub-cell of them.
+func (g *grid) cols(cx, x0, x1 int64) uint64 {
+	c0, c1 := subRange(x0-cx*cellSize, x1-cx*cellSize)
+	return (uint64(1)<<(c1+1) - uint64(1)<<c0) * 0x0101010101010101
+}
+
+// subRange returns the first and last sub-cell, 0..7, that the closed
+// interval [a, b] touches, relative to the cell's start: a point on the
+// border of two touches both.
+func subRange(a, b int64) (lo, hi int64) {
+	return min(max((a-1)/subSize, 0), 7), min(max(b/subSize, 0), 7)
+}
+
+// diagonal is a line at 45 degrees through a cell, as the cells of a query
+// see it: the line y - x = c (up) or x + y = c (down), c in sub-cells
+// relative to the first cell's corner, rounded down, and whether it was
+// whole (the line then runs through corners, and touches one more row of
+// sub-cells).
+type diagonal struct {
+	q     int64
+	whole bool
+	up    bool
+}
+
+// diagonalThrough returns the diagonal through (x, y), up or down, relative
+// to cell (cx, cy).
+func diagonalThrough(x, y, cx, cy int64, up bool) diagonal {
+	c := x + y - (cx+cy)*cellSize
+	if up {
+		c = y - x - (cy-cx)*cellSize
+	}
+	q := c / subSize
+	if c%subSize != 0 && c < 0 {
+		q-- // rounded down
+	}
+	return diagonal{q: q, whole: c%subSize == 0, up: up}
+}
+
+// in returns the sub-cells of the cell dx columns right of and dy rows above
+// the diagonal's first cell that it crosses: every closed square it touches,
+// those whose own y - x (x + y) in sub-cells lies within one of the line's.
+func (d diagonal) in(dx, dy int64) uint64 {
+	if d.up {
+		// cells with j - i = e: the main diagonal moved up e rows
+		q := d.q + 8*(dx-dy)
+		if q < -9 || q > 8 {
+			return 0
+		}
+		m := shiftRows(0x8040201008040201, q) | shiftRows(0x8040201008040201, q+1)
+		if d.whole {
+			m |= shiftRows(0x8040201008040201, q-1)
+		}
+		return m
+	}
+	// cells with i + j = e: the anti-diagonal (i + j = 7) moved up e - 7 rows
+	q := d.q - 8*(dx+dy)
+	if q < -1 || q > 16 {
+		return 0
+	}
+	m := shiftRows(0x0102040810204080, q-7) | shiftRows(0x0102040810204080, q-8)
+	if d.whole {
+		m |= shiftRows(0x0102040810204080, q-9)
+	}
+	return m
+}
+
+// shiftRows moves a mask of sub-cells d rows up (down for d < 0); rows moved
+// out of the cell are gone.
+func shiftRows(m uint64, d int64) uint64 {
+	if d >= 0 {
+		return m << (8 * uint64(min(d, 8)))
+	}
+	return m >> (8 * uint64(min(-d, 8)))
+}
+
+// key orders wall idx (w) as the search of the cells from (cx0, cy0) on meets
+// it first: by the first of its cells in that range, rows of cells upward and
+// each row left to right, then by the order laid. Between walls met equally
+// near, the queries keep the one first in this order (TestGoldenQueries/ties:
+// the rules before the sub-cells, which visited the cells in that order).
+func (g *grid) key(w *Wall, idx int32, cx0, cy0 int64) int64 {
+	wx0, wy0, _, _ := g.span(w)
+	return (max(wy0, cy0)*g.n+max(wx0, cx0))<<32 | int64(idx)
+}
+
+// keyOpen is the key of cycle i's open segment: after every closed wall, in
+// seat order.
+func keyOpen(i int) int64 { return 1<<62 + int64(i) }

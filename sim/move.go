@@ -23,6 +23,7 @@ type crossing struct {
 // start of the tick (with rubber), then collisions between this tick's moves.
 // Working in these phases makes the outcome independent of cycle order.
 func (s *State) moveCycles() {
+	s.live, s.liveOK = s.others(-1), true // every query of the plans meets the same living cycles
 	for i := range s.c.Cycles {
 		c := &s.c.Cycles[i]
 		m := &s.moves[i]
@@ -34,6 +35,7 @@ func (s *State) moveCycles() {
 		s.accelerate(i)
 		s.plan(i, m)
 	}
+	s.liveOK = false
 	s.crossMoves()
 	for i := range s.c.Cycles {
 		m := &s.moves[i]

@@ -203,13 +203,15 @@ func bruteRay(s *State, x, y int64, dir uint8, rng int64, self int) hit {
 	q.blasts = s.blastsNear(-s.Arena(), -s.Arena(), 2*s.Arena(), 2*s.Arena()) // all of them
 	ws := s.RoundWalls()
 	x0, y0, x1, y1 := s.rayBox(x, y, dir, rng)
+	// Met in gridOrder, a wall as near as the best is never first.
+	q.cx0, q.cy0, _, _ = s.grid.cellRange(x0, y0, x1, y1)
 	for _, i := range gridOrder(s, x0, y0, x1, y1) {
-		s.rayWall(&ws[i], &q)
+		s.rayWall(&ws[i], &q, int32(s.c.RoundWallStart+int64(i)))
 	}
 	for i := range s.c.Cycles {
 		if c := &s.c.Cycles[i]; c.Alive && i != self {
 			w := c.openWall(i, s.c.Tick)
-			s.rayWall(&w, &q)
+			s.rayWall(&w, &q, int32(-1-i))
 		}
 	}
 	return q.best

@@ -140,8 +140,8 @@ type State struct {
 	holeBase int64
 	grid     grid
 
-	// where cycles exploded this round (nearBlast), valid while blastStamp
-	// is Tick+1: a death or a Restore clears it.
+	// where cycles exploded this round (nearBlast), by x, valid while
+	// blastStamp is Tick+1: a death or a Restore clears it.
 	blasts     [MaxPlayers][2]int64
 	nblast     int
 	blastStamp int64
@@ -149,8 +149,8 @@ type State struct {
 
 	// scratch for Step, kept here so a tick allocates nothing.
 	moves     [MaxPlayers]move
-	open      [MaxPlayers]Wall  // the open segments a query meets
-	openIdx   [MaxPlayers]int32 // 0, 1, ...: their indices in open
+	live      uint32 // the living cycles, a bit each, while liveOK: set while moveCycles plans the moves, when no cycle dies
+	liveOK    bool
 	crossings []crossing
 	evBuf     []Event
 	hasher    hasher
