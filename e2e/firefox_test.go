@@ -183,8 +183,8 @@ func startFirefox(t *testing.T, display string) *firefox {
 		stop(cmd, nil, 10*time.Second)
 	})
 	var ready struct{ Ready string }
-	// 7 to 16 s at a load average of 6 to 9 on this project's 2 cores, 24 s
-	// at 24.
+	// Seen: 7 to 16 s at a load average of 6 to 9 on this project's 2 cores,
+	// 26 s at 18, 65 s at 27.
 	if err := fx.read(&ready, 90*time.Second); err != nil || ready.Ready == "" {
 		t.Fatalf("Firefox did not start over WebDriver BiDi: %v; the driver said: %s", err, fx.said())
 	}
