@@ -59,7 +59,7 @@ func (w *world) attach(s *sim.State) {
 	cfg := s.Config()
 	w.g.init(s.Arena())
 	w.finite = s.WallsLength() > 0
-	w.deadWall = s.DeadWallTicks() // the simulation's own rounding
+	w.deadWall = s.DeadlyWallTicks() // the simulation's own rounding
 	w.closing = 4 * sim.MaxSpeed / cfg.TickRate
 	w.synced = false
 }
@@ -84,7 +84,7 @@ func (w *world) sync(s *sim.State, me *sim.Cycle, every int64) {
 		w.update(s, me, every)
 	default:
 		w.epoch++
-		if s.Arena() != w.g.arena || s.DeadWallTicks() != w.deadWall || s.WallsLength() > 0 != w.finite {
+		if s.Arena() != w.g.arena || s.DeadlyWallTicks() != w.deadWall || s.WallsLength() > 0 != w.finite {
 			w.attach(s)
 		}
 		w.redraw(s)

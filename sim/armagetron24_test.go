@@ -121,3 +121,34 @@ func TestAITeamSpawnsApart(t *testing.T) {
 		}
 	}
 }
+
+// TestNoRubber: with CYCLE_RUBBER 0 Armagetron skips its rubber code
+// (gCycleMovement.cpp line 3738: only while rubber_granted > rubber) and the
+// cycle dies on arriving at the wall, at its speed, not in the zone where
+// rubber would have slowed it (it died two ticks early there, jumping up to
+// 0.9 m). With rubber, once it runs out within a step the cycle rides on at
+// its speed into the wall (line 3928), as it does here.
+func TestNoRubber(t *testing.T) {
+	cfg := testConfig()
+	cfg.Rubber = 0
+	s := playing(t, cfg, 2)
+	place(s, 0, 498, 100, 0, 30*Meter) // 2 m from the east rim, 0.25 m a tick
+	place(s, 1, 100, 400, 0, 30*Meter)
+	start := s.Tick()
+	last := s.Cycle(0).X
+	for s.Cycle(0).Alive {
+		s.Step(nil)
+		c := s.Cycle(0)
+		if step := c.X - last; step > 250_000 {
+			t.Fatalf("tick %d: the cycle moved %d um in a tick, more than its speed allows (250000)", s.Tick()-start, step)
+		}
+		last = c.X
+	}
+	c := s.Cycle(0)
+	if c.X != s.Arena() || c.Cause != CauseRim {
+		t.Fatalf("died at x %d of %v, want at the rim (%d)", c.X, c.Cause, s.Arena())
+	}
+	if died := c.DeathTick - start; died != 8-1 {
+		t.Fatalf("died %d ticks after starting 2 m from the rim at 0.25 m a tick, want on arrival, in the 8th step (tick 7)", died)
+	}
+}

@@ -158,26 +158,44 @@ func (s *State) plan(i int, m *move) {
 	h := s.ray(c.X, c.Y, c.Dir, look, i)
 	travel := dist
 	if h.gap != noHit {
+		// Armagetron runs its rubber only while some is left (gCycleMovement
+		// TimestepCore, 0.2.9.2.3 gCycleMovement.cpp line 3738:
+		// rubber_granted > rubber); with none granted (CYCLE_RUBBER 0) or
+		// none left, and past the moment it runs out within a step (line
+		// 3928: "simulate ... the crash into the next wall"), the cycle
+		// rides on at its speed and dies on arriving at the wall.
 		keep := h.gap * s.d.rubberShrink / Unit
-		if h.gap-dist < keep {
+		if s.rubberLeft(i) && h.gap-dist < keep && !s.spend(i, dist-(h.gap-keep)) {
 			travel = h.gap - keep
-			if s.spend(i, dist-travel) {
-				travel = h.gap
-				m.Dead, m.Why = true, CauseWall
-				switch h.owner {
-				case OwnerRim:
-					m.Why = CauseRim
-				case i:
-					m.Why = CauseOwnWall
-				default:
-					s.influence(i, h.owner, h.built) // the wall it hit (gCycle::PassEdge)
-				}
+		}
+		if travel >= h.gap {
+			travel = h.gap
+			m.Dead, m.Why = true, CauseWall
+			switch h.owner {
+			case OwnerRim:
+				m.Why = CauseRim
+			case i:
+				m.Why = CauseOwnWall
+			default:
+				s.influence(i, h.owner, h.built) // the wall it hit (gCycle::PassEdge)
 			}
 		}
 	}
 	fx, fy, _, _ := frame(c.Dir)
 	m.Len = travel
 	m.X1, m.Y1 = c.X+fx*travel, c.Y+fy*travel
+}
+
+// rubberLeft reports whether cycle i has rubber to spend: Armagetron's
+// rubber_granted > rubber, where a CYCLE_RUBBER at or below zero grants only
+// what latency adds (sg_RubberValues).
+func (s *State) rubberLeft(i int) bool {
+	c := &s.c.Cycles[i]
+	granted := s.cfg.Rubber
+	if granted <= 0 {
+		granted += c.Latency * s.cfg.PingRubber / Unit
+	}
+	return granted > c.RubberUsed
 }
 
 // spend counts denied travel against cycle i's rubber and reports whether the

@@ -13,4 +13,5 @@ package sim
 // 4: Armagetron's premature input, legitimate wins, tied matches playing on,
 // AI teams spawning apart (issue 24).
 // 5: a dead cycle's walls stay deadly 0.2 s past WALLS_STAY_UP_DELAY (issue 24).
-const RulesVersion = 5
+// 6: with no rubber left (or none granted) a cycle rides into the wall at its speed (issue 24).
+const RulesVersion = 6

@@ -302,6 +302,11 @@ func (s *State) TurnDelay() (other, same int64) { return s.dv().turnDelay, s.dv(
 // RenderNormal), and stop being deadly 0.2 s into it.
 func (s *State) DeadWallTicks() int64 { return s.dv().sinkWall }
 
+// DeadlyWallTicks returns how long after its death a dead cycle's walls
+// still kill in the current round, in ticks, or -1 when they always do: a
+// wall is there for whoever steers around it until then.
+func (s *State) DeadlyWallTicks() int64 { return s.dv().deadWall }
+
 // WallsLength returns the current round's trail length, <= 0 for infinite.
 func (s *State) WallsLength() int64 { return s.dv().wallsLength }
 
