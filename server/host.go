@@ -277,11 +277,31 @@ func (h *roomHost) drain(in inbound) {
 		default:
 			h.drainLater()
 			h.settle(h.srv.now())
+			h.publishJoins()
 			return
 		}
 	}
 	h.drainLater()
 	h.settle(h.srv.now())
+	h.publishJoins()
+}
+
+// publish stores the room's population for /api/rooms and the gauges,
+// read there without touching the room from another goroutine.
+func (h *roomHost) publish() {
+	players, specs := h.room.Humans()
+	h.pop.Store(&counts{players: int32(players), bots: int32(h.room.Bots()), spectators: int32(specs), teams: h.teams()})
+}
+
+// publishJoins publishes the population after messages that changed who is
+// in the room (a join, a leave), rather than at the room's next tick: the
+// room may sleep up to maxQuietSleep, and a lobby would list a room its
+// newcomer is already playing in as empty meanwhile.
+func (h *roomHost) publishJoins() {
+	was := h.pop.Load()
+	if players, specs := h.room.Humans(); int32(players) != was.players || int32(specs) != was.spectators {
+		h.publish()
+	}
 }
 
 // drainLater handles the deferred messages that have arrived, after the
@@ -392,8 +412,7 @@ func (h *roomHost) tick(woke bool) bool {
 	h.last = *st
 	h.settle(now)
 
-	players, specs := h.room.Humans()
-	h.pop.Store(&counts{players: int32(players), bots: int32(h.room.Bots()), spectators: int32(specs), teams: h.teams()})
+	h.publish()
 	if now-h.lastIdle >= time.Second {
 		h.lastIdle = now
 		h.closeIdle(now)

@@ -210,3 +210,31 @@ func TestRoomSleepsBetweenDues(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinListedAtOnce: a join shows in /api/rooms as soon as the room has
+// handled it, not at the room's next wake-up (up to 200 ms later): the
+// lobby listed a room its newcomer was already playing in as empty.
+func TestJoinListedAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newBareServer(t, func(c *Config) { c.Bots = 1 })
+		a := join(t, s, "r", "alice")
+		stop := make(chan struct{})
+		drain(a, stop)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		b := join(t, s, "r", "bob")
+		drain(b, stop)
+		synctest.Wait() // bob's Hello handled; the clock has not moved
+		if r := s.Rooms(); len(r) != 1 || r[0].Players != 2 {
+			t.Fatalf("rooms %+v right after bob's join, want r with 2 players", r)
+		}
+		leave(s, b)
+		synctest.Wait()
+		if r := s.Rooms(); len(r) != 1 || r[0].Players != 1 {
+			t.Fatalf("rooms %+v right after bob left, want r with 1 player", r)
+		}
+		leave(s, a)
+		close(stop)
+		shutdown(t, s)
+	})
+}
