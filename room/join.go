@@ -74,14 +74,16 @@ func (r *Room) join(c ConnID, h *proto.Hello, arrived, now time.Duration) *proto
 	if p < 0 {
 		return &proto.Error{Code: proto.CloseRoomFull, Text: ErrRoomFull.Error()}
 	}
-	m := &member{conn: c, player: p, name: name, token: newToken()}
+	m := &member{conn: c, player: p, name: name, token: newToken(), origin: r.origins[c]}
+	m.machine = r.machineOf(m.origin)
+	delete(r.origins, c)
 	r.members[p] = m
 	r.rec.seat(p, name, false)
 	r.byConn[c] = p
 	// Welcome first, then the join as a broadcast: the newcomer receives it
 	// after its snapshot like everyone else.
 	r.welcome(c, p, m.token, clientTime, now)
-	r.serverEvent(sim.Event{Kind: sim.EvJoin, Player: uint8(p), Arg: sim.JoinHuman})
+	r.serverEvent(sim.Event{Kind: sim.EvJoin, Player: uint8(p), Arg: sim.JoinArg(true, m.machine)})
 	if ph, _ := r.tl.State().Phase(); ph == sim.PhasePrepare {
 		r.serverEvent(sim.Event{Kind: sim.EvSpawn, Player: uint8(p)})
 	}
@@ -183,6 +185,7 @@ func (r *Room) history(tick int64, snap []byte, evs []history.TickEvent) proto.H
 // a few of them lock a room.
 func (r *Room) Leave(c ConnID, now time.Duration) {
 	r.now = now
+	delete(r.origins, c)
 	if _, ok := r.specs[c]; ok {
 		delete(r.specs, c)
 		r.rosterDirty = true
@@ -391,4 +394,40 @@ func clean(s string, max int, drop string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// Origin tells the room where connection c comes from, before its Hello:
+// its address as the server's per-address limits count it. Players who join
+// from one origin are one machine to the simulation (sim.JoinArg): they are
+// not enemies unless ALLOW_ENEMIES_SAME_IP, as Armagetron rules for players
+// of one IP (ePlayerNetID::Enemies). "" for none.
+func (r *Room) Origin(c ConnID, key string) {
+	if key != "" {
+		r.origins[c] = key
+	}
+}
+
+// machineOf returns the machine number for players of origin: the one a
+// seated player of that origin has, else the smallest number no seated
+// player has; 0 for no origin.
+func (r *Room) machineOf(origin string) uint8 {
+	if origin == "" {
+		return 0
+	}
+	var used [256]bool
+	for _, m := range r.members {
+		if m == nil || m.machine == 0 {
+			continue
+		}
+		if m.origin == origin {
+			return m.machine
+		}
+		used[m.machine] = true
+	}
+	for k := 1; k < len(used); k++ {
+		if !used[k] {
+			return uint8(k)
+		}
+	}
+	return 0 // 255 machines seated: more than a room's seats
 }

@@ -183,6 +183,11 @@ type member struct {
 	// section 7); nil while the human drives.
 	pilot  *bot.Bot
 	backAt time.Duration // when a human who came back takes its seat from the pilot (0: not yet back)
+
+	// machine is the number the simulation knows the player's origin by
+	// (sim.JoinArg): players of one machine are not enemies.
+	machine uint8
+	origin  string
 }
 
 // driver returns the bot that decides the seat's inputs: a bot's own, or
@@ -218,7 +223,8 @@ type Room struct {
 	tl    *history.Timeline
 
 	members [sim.MaxPlayers]*member
-	byConn  map[ConnID]int // conn -> player slot
+	byConn  map[ConnID]int    // conn -> player slot
+	origins map[ConnID]string // conn -> where it comes from (Origin), until it joins or leaves
 	specs   map[ConnID]*spectator
 
 	bcastSeq    uint64           // next broadcast sequence number
@@ -276,7 +282,7 @@ func New(name string, cfg Config, now time.Duration, tr Transport) (*Room, error
 	if err != nil {
 		return nil, err
 	}
-	r := &Room{Name: name, cfg: cfg, tr: tr, epoch: now, now: now, byConn: map[ConnID]int{}, specs: map[ConnID]*spectator{}}
+	r := &Room{Name: name, cfg: cfg, tr: tr, epoch: now, now: now, byConn: map[ConnID]int{}, specs: map[ConnID]*spectator{}, origins: map[ConnID]string{}}
 	r.dt = time.Second / time.Duration(cfg.Sim.TickRate)
 	r.tl, err = history.New(s, history.Options{Confirmed: true, OnRound: r.onRound, Lazy: true,
 		Window: int64((cfg.MaxLenient + cfg.MaxLead + time.Second) / r.dt)})

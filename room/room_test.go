@@ -410,3 +410,37 @@ func TestJoinAfterTheSetChanged(t *testing.T) {
 	}
 	runUntil(t, r, now, now+2*time.Second, func() bool { return r.NextTick() > now+time.Second })
 }
+
+// TestMachines: players who join from one origin (an address) are one
+// machine to the simulation, not enemies (ALLOW_ENEMIES_SAME_IP); another
+// origin is another machine; bots and players of no known origin are none.
+func TestMachines(t *testing.T) {
+	r, tr := newTestRoom(t, Config{Bots: 2, Seats: 8})
+	r.Origin(1, "192.0.2.1/32")
+	hello(t, r, 1, &proto.Hello{Name: "a"}, 0)
+	r.Origin(2, "192.0.2.1/32")
+	hello(t, r, 2, &proto.Hello{Name: "b"}, 0)
+	r.Origin(3, "198.51.100.7/32")
+	hello(t, r, 3, &proto.Hello{Name: "c"}, 0)
+	hello(t, r, 4, &proto.Hello{Name: "d"}, 0)
+	player := func(c ConnID) int {
+		for _, m := range tr.to(c) {
+			if w, ok := m.(*proto.Welcome); ok {
+				return int(w.Player)
+			}
+		}
+		t.Fatalf("no welcome for %d", c)
+		return -1
+	}
+	runUntil(t, r, 0, 10*time.Second, func() bool { return r.Bots() == 2 && r.NextTick() > time.Second })
+	s := r.Timeline().State()
+	a, b, c, d := s.Cycle(player(1)).Machine, s.Cycle(player(2)).Machine, s.Cycle(player(3)).Machine, s.Cycle(player(4)).Machine
+	if a == 0 || a != b || c == 0 || c == a || d != 0 {
+		t.Fatalf("machines a %d b %d (one origin), c %d (another), d %d (none): want a = b, c another, d 0", a, b, c, d)
+	}
+	for p := range sim.MaxPlayers {
+		if cy := s.Cycle(p); cy.Present && !cy.Human && cy.Machine != 0 {
+			t.Fatalf("bot %d has machine %d, want 0", p, cy.Machine)
+		}
+	}
+}

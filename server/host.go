@@ -341,6 +341,9 @@ func (h *roomHost) handle(in inbound) {
 		// A connection's first message is its Hello (the reader sees to
 		// it): from then on the room may send to it.
 		h.conns[in.c.id] = in.c
+		if in.msg.Type() == proto.TypeHello && in.c.addr.IsValid() {
+			h.room.Origin(in.c.id, in.c.addr.String())
+		}
 		if e := h.room.ReceiveAt(in.c.id, in.msg, arrival(in.at, now), now); e != nil {
 			in.c.close(errorReason(e))
 			h.dropped = append(h.dropped, in.c)

@@ -81,6 +81,7 @@ func physics() []setting {
 		{"PREPARE_TIME", seconds, "Webtron's: countdown before the cycles move", c(func(x *sim.Config) *int64 { return &x.PrepareMs }), false, nil},
 		{"ROUND_OVER_TIME", seconds, "Webtron's: pause showing the winner before the next round", c(func(x *sim.Config) *int64 { return &x.RoundOverMs }), false, nil},
 		{"START_PLAYERS", count, "Webtron's: players present before a round starts", c(func(x *sim.Config) *int64 { return &x.MinPlayers }), false, nil},
+		{"ALLOW_ENEMIES_SAME_IP", count, "1: players from one address are enemies; 0: their walls give each other no kill credit (Webtron's client carries one player, so ALLOW_ENEMIES_SAME_CLIENT has nothing to rule)", c(func(x *sim.Config) *int64 { return &x.AllowEnemiesSameIP }), false, between(0, 1)},
 	}
 }
 

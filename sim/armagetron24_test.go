@@ -152,3 +152,51 @@ func TestNoRubber(t *testing.T) {
 		t.Fatalf("died %d ticks after starting 2 m from the rim at 0.25 m a tick, want on arrival, in the 8th step (tick 7)", died)
 	}
 }
+
+// TestSameMachineNotEnemies: a wall of a player from the same machine takes
+// no kill credit (gCycleMovement.cpp line 645, "don't accept milkers": no
+// enemy influence from a player who is not an enemy; ePlayer.cpp line 8965:
+// players of one IP are not enemies unless ALLOW_ENEMIES_SAME_IP), so the
+// rim death beside it is a suicide; with ALLOW_ENEMIES_SAME_IP 1, or from
+// another machine, it is a kill. Bots (machine 0) are always enemies.
+func TestSameMachineNotEnemies(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		m0, m1     uint8
+		allow      int64
+		killer     int8
+		score, got int64
+	}{
+		{"same machine", 1, 1, 0, -1, -4, 0},
+		{"same machine, ALLOW_ENEMIES_SAME_IP 1", 1, 1, 1, 1, -2, 3},
+		{"other machines", 1, 2, 0, 1, -2, 3},
+		{"bots", 0, 0, 0, 1, -2, 3},
+	} {
+		cfg := testConfig()
+		cfg.AllowEnemiesSameIP = tc.allow
+		s, err := NewState(cfg, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Step([]Event{{Kind: EvJoin, Player: 0, Arg: JoinArg(tc.m0 != 0, tc.m0)}, {Kind: EvJoin, Player: 1, Arg: JoinArg(tc.m1 != 0, tc.m1)},
+			{Kind: EvJoin, Player: 2}})
+		for s.c.Phase != PhasePlay {
+			s.Step(nil)
+		}
+		if c := s.Cycle(0); c.Machine != tc.m0 {
+			t.Fatalf("%s: machine %d after the join, want %d", tc.name, c.Machine, tc.m0)
+		}
+		steps(s, 360)
+		place(s, 0, 480, 250, 0, 30*Meter)
+		place(s, 1, 400, 50, 0, 30*Meter)
+		place(s, 2, 50, 450, 0, 30*Meter)
+		s.addWall(Wall{X1: 430 * Meter, Y1: 253 * Meter, X2: 499 * Meter, Y2: 253 * Meter, Owner: 1})
+		for s.Cycle(0).Alive {
+			s.Step(nil)
+		}
+		c := s.Cycle(0)
+		if c.Killer != tc.killer || c.Score != tc.score || s.Cycle(1).Score != tc.got {
+			t.Errorf("%s: killer %d, scores %d / %d; want %d, %d / %d", tc.name, c.Killer, c.Score, s.Cycle(1).Score, tc.killer, tc.score, tc.got)
+		}
+	}
+}

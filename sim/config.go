@@ -67,6 +67,11 @@ type Config struct {
 	RoundOverMs int64 // Webtron's ROUND_OVER_TIME: pause showing the winner before the next round (3 s)
 	MinPlayers  int64 // Webtron's MIN_PLAYERS_TO_START: a round starts when this many players are present (1)
 
+	// AllowEnemiesSameIP is ALLOW_ENEMIES_SAME_IP (0): with 0, players who
+	// joined from one address (Cycle.Machine) are not enemies: their walls
+	// give each other no kill credit, as ePlayerNetID::Enemies rules.
+	AllowEnemiesSameIP int64
+
 	// SP applies to a round that starts with at most one human present, MP to
 	// one with two or more, as Armagetron's dedicated server switches between
 	// its SP_ settings and the others.
@@ -247,6 +252,8 @@ func (c *Config) Validate() error {
 		return errors.New("sim: PREPARE_TIME and ROUND_OVER_TIME must be 0..600 s")
 	case !in(c.MinPlayers, 1, MaxPlayers):
 		return errors.New("sim: MIN_PLAYERS_TO_START must be 1..32")
+	case !in(c.AllowEnemiesSameIP, 0, 1):
+		return errors.New("sim: ALLOW_ENEMIES_SAME_IP must be 0 or 1")
 	}
 	for k, s := range [2]*Set{&c.SP, &c.MP} {
 		if err := s.validate(); err != nil {

@@ -43,6 +43,12 @@ func (s *State) influence(i, j int, built int64) {
 		return
 	}
 	c, o := &s.c.Cycles[i], &s.c.Cycles[j]
+	// "don't accept milkers" (gCycleMovement.cpp line 645): a wall of a
+	// player who is no enemy, one of the same machine (ePlayer.cpp line
+	// 8965, ALLOW_ENEMIES_SAME_IP 0), takes no credit.
+	if c.Machine != 0 && c.Machine == o.Machine && s.cfg.AllowEnemiesSameIP == 0 {
+		return
+	}
 	if o.Team == c.Team {
 		built = min(built, o.LastTurn()) - s.d.teammate
 	}

@@ -183,7 +183,7 @@ func (c *Config) visit(v visitor) {
 		&c.TurnSpeed, &c.TurnMemory, &c.Brake, &c.BrakeDeplete, &c.BrakeRefill, &c.Rubber, &c.PingRubber,
 		&c.RubberSpeed, &c.RubberTimeMs, &c.EnemySuicideTimeoutMs, &c.EnemyTeammatePenaltyMs,
 		&c.WinZoneInitialSize, &c.WinZoneExpansion, &c.WinZoneRandomness, &c.SpawnWingmenBack, &c.SpawnWingmenSide,
-		&c.ScoreKill, &c.ScoreDie, &c.ScoreSuicide, &c.PrepareMs, &c.RoundOverMs, &c.MinPlayers} {
+		&c.ScoreKill, &c.ScoreDie, &c.ScoreSuicide, &c.PrepareMs, &c.RoundOverMs, &c.MinPlayers, &c.AllowEnemiesSameIP} {
 		v.i64(p)
 	}
 	c.SP.visit(v)

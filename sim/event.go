@@ -52,6 +52,18 @@ func (k EventKind) String() string {
 // settings count humans.
 const JoinHuman int32 = 1
 
+// JoinArg is an EvJoin's Arg: human (JoinHuman) and the player's machine,
+// a number the room gives each address its players connect from (1..255; 0
+// for bots and unknown): players of one machine are not enemies
+// (ALLOW_ENEMIES_SAME_IP, Cycle.Machine).
+func JoinArg(human bool, machine uint8) int32 {
+	a := int32(machine) << 8
+	if human {
+		a |= JoinHuman
+	}
+	return a
+}
+
 // Valid reports whether k is a kind this version of the simulation knows.
 func (k EventKind) Valid() bool { return k > EvNone && k < evKindCount }
 
@@ -69,7 +81,7 @@ type Event struct {
 	Kind   EventKind
 	Player uint8  // player id, 0..MaxPlayers-1; ignored by EvRoundStart
 	Seq    uint32 // the proposing client's sequence number; orders a player's events within a tick
-	Arg    int32  // kind-specific argument: EvJoin's flags (JoinHuman), EvLatency's microseconds, else 0
+	Arg    int32  // kind-specific argument: EvJoin's JoinArg, EvLatency's microseconds, else 0
 }
 
 // Less is the canonical order of events within one tick: by player, then by the

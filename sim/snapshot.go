@@ -134,6 +134,7 @@ func (c *core) visit(v visitor) {
 func (c *Cycle) visit(v visitor) {
 	v.flag(&c.Present)
 	v.flag(&c.Human)
+	v.u8(&c.Machine)
 	v.flag(&c.InRound)
 	v.flag(&c.Alive)
 	v.flag(&c.Braking)

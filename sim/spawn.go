@@ -73,7 +73,7 @@ func (s *State) layout() {
 		x := min(max(px*d.arena/500-ox, 1), d.arena-1)
 		y := min(max(py*d.arena/500-oy, 1), d.arena-1)
 		*c = Cycle{
-			Present: c.Present, Human: c.Human, InRound: true, Alive: true, Braking: c.Braking, Dir: dir, Team: c.Team,
+			Present: c.Present, Human: c.Human, Machine: c.Machine, InRound: true, Alive: true, Braking: c.Braking, Dir: dir, Team: c.Team,
 			Killer: -1, Enemy: -1, Queue: c.Queue, QueueLen: c.QueueLen,
 			X: x, Y: y, TurnX: x, TurnY: y, Speed: d.startSpeed, Brake: Unit,
 			SegTick:  s.c.Tick,

@@ -25,6 +25,7 @@ const NoTeam = 255
 type Cycle struct {
 	Present bool  // a player holds this slot
 	Human   bool  // joined as a human player (EvJoin's Arg has JoinHuman), not a bot
+	Machine uint8 // the address it joined from, as a number (JoinArg; 0 none): players of one machine are not enemies
 	InRound bool  // spawned in the current round
 	Alive   bool  // in the round and not crashed
 	Braking bool  // brake held

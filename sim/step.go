@@ -45,6 +45,7 @@ func (s *State) apply(e Event) {
 		if !c.Present {
 			c.Present = true
 			c.Human = e.Arg&JoinHuman != 0
+			c.Machine = uint8(e.Arg >> 8)
 			c.Score, c.Kills, c.Deaths, c.RoundScore = 0, 0, 0, 0
 			c.Braking = false
 			c.Latency = 0
