@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -103,18 +102,8 @@ func (l *clientErrorLimits) prune(now time.Duration) {
 // past the limits the answer is 429 and the report is only counted as
 // limited.
 func (s *Server) serveClientError(w http.ResponseWriter, r *http.Request) {
-	fail := func(status int, text string) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(status)
-		fmt.Fprintln(w, text)
-	}
-	if !s.originAllowed(r) {
-		fail(http.StatusForbidden, "origin not allowed")
-		return
-	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		fail(http.StatusUnsupportedMediaType, "send the report as application/json")
+	fail := func(status int, text string) { plainError(w, status, text) }
+	if !s.pagePost(w, r, "send the report as application/json") {
 		return
 	}
 	var rep clientErrorReport

@@ -61,18 +61,8 @@ type practiceAnswer struct {
 // another site cannot send without a preflight that is never answered; the
 // address's room quota answers 429, a full or closing server 503.
 func (s *Server) servePractice(w http.ResponseWriter, r *http.Request) {
-	fail := func(status int, text string) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(status)
-		fmt.Fprintln(w, text)
-	}
-	if !s.originAllowed(r) {
-		fail(http.StatusForbidden, "origin not allowed")
-		return
-	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		fail(http.StatusUnsupportedMediaType, `send {"skill": N} as application/json`)
+	fail := func(status int, text string) { plainError(w, status, text) }
+	if !s.pagePost(w, r, `send {"skill": N} as application/json`) {
 		return
 	}
 	var req practiceRequest
@@ -128,4 +118,29 @@ func (s *Server) openPractice(r *http.Request, skill int) (string, *reason) {
 		return "", &reasonBusy
 	}
 	return name, nil
+}
+
+// plainError answers status with text, never cached.
+func plainError(w http.ResponseWriter, status int, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	fmt.Fprintln(w, text)
+}
+
+// pagePost checks a POST the page makes to the API (/api/practice,
+// /api/client-error): from this server's origin (or an --origin), in JSON,
+// which a form of another site cannot send without a preflight that is
+// never answered. It answers the refusal itself (403, or 415 with want) and
+// reports whether the request may go on.
+func (s *Server) pagePost(w http.ResponseWriter, r *http.Request, want string) bool {
+	if !s.originAllowed(r) {
+		plainError(w, http.StatusForbidden, "origin not allowed")
+		return false
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		plainError(w, http.StatusUnsupportedMediaType, want)
+		return false
+	}
+	return true
 }
