@@ -9,7 +9,20 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/andybalholm/brotli"
 )
+
+func br(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := brotli.NewWriter(&buf)
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
 
 func gz(t *testing.T, b []byte) []byte {
 	t.Helper()
@@ -29,12 +42,16 @@ func built(t *testing.T) (fstest.MapFS, map[string][]byte) {
 		"app.js":       []byte(strings.Repeat("console.log('webtron');", 50)),
 		"webtron.wasm": []byte("\x00asm\x01\x00\x00\x00"),
 		"style.css":    []byte("body{}"),
+		"old.js":       []byte(strings.Repeat("console.log('gzip only');", 50)),
 	}
 	fsys := fstest.MapFS{".keep": {}}
 	for name, b := range files {
 		fsys[name] = &fstest.MapFile{Data: b}
-		if name != "style.css" { // a file without a .gz twin is served plain
+		if name != "style.css" { // a file without twins is served plain
 			fsys[name+".gz"] = &fstest.MapFile{Data: gz(t, b)}
+		}
+		if name != "style.css" && name != "old.js" { // old.js: a build from before brotli
+			fsys[name+".br"] = &fstest.MapFile{Data: br(t, b)}
 		}
 	}
 	return fsys, files
@@ -71,7 +88,7 @@ func TestGzipAndImmutable(t *testing.T) {
 	fsys, files := built(t)
 	h := NewHandler(fsys)
 	url := "/app.js?v=" + Hash(files["app.js"])
-	rec := get(h, url, "Accept-Encoding", "br, gzip;q=0.8")
+	rec := get(h, url, "Accept-Encoding", "gzip, deflate")
 	if rec.Code != 200 || rec.Header().Get("Content-Encoding") != "gzip" {
 		t.Fatalf("GET %s: %d, Content-Encoding %q", url, rec.Code, rec.Header().Get("Content-Encoding"))
 	}
@@ -106,6 +123,63 @@ func TestGzipAndImmutable(t *testing.T) {
 	for _, u := range []string{"/app.js", "/app.js?v=000000000000"} {
 		if cc := get(h, u).Header().Get("Cache-Control"); cc != "no-cache" {
 			t.Errorf("GET %s: Cache-Control %q, want no-cache", u, cc)
+		}
+	}
+}
+
+// TestBrotli: a browser that accepts brotli gets the build's .br twin,
+// under its own ETag; one that prefers gzip, or refuses brotli, gets gzip.
+func TestBrotli(t *testing.T) {
+	fsys, files := built(t)
+	h := NewHandler(fsys)
+	for _, name := range []string{"app.js", "webtron.wasm", "index.html"} {
+		url := "/" + name
+		if name != "index.html" {
+			url += "?v=" + Hash(files[name])
+		}
+		rec := get(h, url, "Accept-Encoding", "gzip, deflate, br, zstd") // Chromium's
+		if rec.Code != 200 || rec.Header().Get("Content-Encoding") != "br" {
+			t.Fatalf("GET %s: %d, Content-Encoding %q, want br", url, rec.Code, rec.Header().Get("Content-Encoding"))
+		}
+		body, err := io.ReadAll(brotli.NewReader(rec.Body))
+		if err != nil || !bytes.Equal(body, files[name]) {
+			t.Fatalf("GET %s: the brotli body decodes to %d bytes (%v), want the file's %d", url, len(body), err, len(files[name]))
+		}
+		if v := rec.Header().Get("Vary"); v != "Accept-Encoding" {
+			t.Errorf("GET %s: Vary %q", url, v)
+		}
+		etag := rec.Header().Get("ETag")
+		if want := `"` + Hash(files[name]) + `-br"`; etag != want {
+			t.Errorf("GET %s: ETag %s, want %s (apart from the gzip and the plain file's)", url, etag, want)
+		}
+		if rec := get(h, url, "Accept-Encoding", "br", "If-None-Match", etag); rec.Code != http.StatusNotModified {
+			t.Errorf("GET %s If-None-Match %s: %d, want 304", url, etag, rec.Code)
+		}
+	}
+	url := "/app.js?v=" + Hash(files["app.js"])
+	for accept, want := range map[string]string{
+		"br":                  "br",
+		"BR;q=0.5":            "br",
+		"gzip;q=1, br;q=0.5":  "gzip",
+		"br;q=0, gzip":        "gzip",
+		"br;q=0.0, *;q=0.3":   "gzip",
+		"*":                   "br",
+		"br;q=x, gzip;q=0.1":  "gzip", // a q that does not parse accepts nothing
+		"identity":            "",
+		"br;q=0, gzip;q=0.00": "",
+		"":                    "",
+	} {
+		if got := get(h, url, "Accept-Encoding", accept).Header().Get("Content-Encoding"); got != want {
+			t.Errorf("Accept-Encoding %q: Content-Encoding %q, want %q", accept, got, want)
+		}
+	}
+	// A file with a .gz twin only (a build from before brotli) is still sent gzipped.
+	if got := get(h, "/old.js", "Accept-Encoding", "br, gzip").Header().Get("Content-Encoding"); got != "gzip" {
+		t.Errorf("old.js: Content-Encoding %q, want gzip", got)
+	}
+	for _, u := range []string{"/app.js.br", "/webtron.wasm.br"} {
+		if rec := get(h, u); rec.Code != 404 {
+			t.Errorf("GET %s: %d, want 404: twins are sent only in their file's stead", u, rec.Code)
 		}
 	}
 }

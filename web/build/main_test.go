@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/andybalholm/brotli"
 
 	"webtron/proto"
 	"webtron/sim"
@@ -136,5 +140,113 @@ func TestLayoutComplete(t *testing.T) {
 		if sim.DeathCause(c).String() != "" && !have["Cause"][int64(c)] {
 			t.Errorf("death cause %d (%s) is missing from layout.ts", c, sim.DeathCause(c))
 		}
+	}
+}
+
+// TestWriteAll: each compressible file gets a .br and a .gz twin that decode
+// to it; source maps get none; the sizes reported are the files written.
+func TestWriteAll(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dist := t.TempDir()
+	files := map[string][]byte{
+		"app.js":       bytes.Repeat([]byte("console.log('webtron');"), 200),
+		"webtron.wasm": append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte{1, 2, 3, 4}, 500)...),
+		"app.js.map":   []byte(`{"version":3}`),
+	}
+	sizes, err := writeAll(dist, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sizes) != len(files) {
+		t.Fatalf("%d sizes for %d files", len(sizes), len(files))
+	}
+	for _, s := range sizes {
+		raw, err := os.ReadFile(filepath.Join(dist, s.name))
+		if err != nil || !bytes.Equal(raw, files[s.name]) || s.raw != len(raw) {
+			t.Fatalf("%s: wrote %d bytes (%v), reported %d, want %d", s.name, len(raw), err, s.raw, len(files[s.name]))
+		}
+		_, errBr := os.Stat(filepath.Join(dist, s.name+".br"))
+		_, errGz := os.Stat(filepath.Join(dist, s.name+".gz"))
+		if s.name == "app.js.map" {
+			if errBr == nil || errGz == nil || s.br != 0 || s.gz != 0 {
+				t.Errorf("%s has compressed twins", s.name)
+			}
+			continue
+		}
+		brf, err := os.Open(filepath.Join(dist, s.name+".br"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer brf.Close()
+		if b, err := io.ReadAll(brotli.NewReader(brf)); err != nil || !bytes.Equal(b, raw) {
+			t.Errorf("%s.br decodes to %d bytes (%v), want %d", s.name, len(b), err, len(raw))
+		}
+		gzf, err := os.Open(filepath.Join(dist, s.name+".gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer gzf.Close()
+		zr, err := gzip.NewReader(gzf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := io.ReadAll(zr); err != nil || !bytes.Equal(b, raw) {
+			t.Errorf("%s.gz decodes to %d bytes (%v), want %d", s.name, len(b), err, len(raw))
+		}
+		fi, _ := os.Stat(filepath.Join(dist, s.name+".br"))
+		if int(fi.Size()) != s.br || s.br >= s.raw {
+			t.Errorf("%s: .br is %d bytes, reported %d, raw %d", s.name, fi.Size(), s.br, s.raw)
+		}
+	}
+}
+
+// TestBrotliCache: a second compression of the same bytes comes from the
+// cache; a cached file that does not decode to them is not used; the cache
+// keeps at most brotliCacheFiles.
+func TestBrotliCache(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	b := bytes.Repeat([]byte("webtron "), 1000)
+	first, err := brotliBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached, _ := filepath.Glob(filepath.Join(brotliCache(), "*.br"))
+	if len(cached) != 1 {
+		t.Fatalf("the cache holds %d files, want 1", len(cached))
+	}
+	// The cache entry is used as is: replace it by another encoding of the
+	// same bytes (brotli's fastest), and see that one come back.
+	var other bytes.Buffer
+	zw := brotli.NewWriterLevel(&other, brotli.BestSpeed)
+	zw.Write(b)
+	zw.Close()
+	if bytes.Equal(other.Bytes(), first) {
+		t.Fatal("brotli's fastest and best levels wrote the same bytes: the test cannot tell them apart")
+	}
+	if err := os.WriteFile(cached[0], other.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again, err := brotliBytes(b)
+	if err != nil || !bytes.Equal(again, other.Bytes()) {
+		t.Fatalf("second compression: %d bytes (%v), want the cached %d", len(again), err, other.Len())
+	}
+	// A corrupt entry is compressed afresh (and replaced).
+	if err := os.WriteFile(cached[0], []byte("not brotli"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := brotliBytes(b)
+	if err != nil || !bytes.Equal(fresh, first) {
+		t.Fatalf("after corruption: %d bytes (%v), want %d", len(fresh), err, len(first))
+	}
+	if c, _ := os.ReadFile(cached[0]); !bytes.Equal(c, first) {
+		t.Errorf("the corrupt entry was not replaced: %q", c)
+	}
+	for i := range brotliCacheFiles + 5 {
+		if _, err := brotliBytes([]byte(fmt.Sprint("file ", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if all, _ := filepath.Glob(filepath.Join(brotliCache(), "*")); len(all) != brotliCacheFiles {
+		t.Errorf("the cache holds %d files, want %d", len(all), brotliCacheFiles)
 	}
 }
