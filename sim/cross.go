@@ -42,26 +42,44 @@ func (s *State) crossMoves() {
 // pair by pair in seat order.
 func (s *State) findCrossings() {
 	s.crossings = s.crossings[:0]
-	// The pairs in the same order as over all seats, but only the moving
-	// ones (a round seats 8 of 32), and only those whose moves' boxes meet:
-	// a crossing lies on both moves.
+	// Only the moving cycles (a round seats 8 of 32), and only the pairs
+	// whose moves' boxes meet (a crossing lies on both moves): sorted by
+	// the left side of their boxes, a move can only meet those after it
+	// that start left of where it ends.
 	var act [MaxPlayers]int
+	var left [MaxPlayers]int64
 	n := 0
 	for a := range s.moves {
-		if s.moves[a].active {
-			act[n] = a
+		if m := &s.moves[a]; m.active {
+			x, j := min(m.X0, m.X1), n
+			for ; j > 0 && left[j-1] > x; j-- {
+				act[j], left[j] = act[j-1], left[j-1]
+			}
+			act[j], left[j] = a, x
 			n++
 		}
 	}
+	var pairs [MaxPlayers * (MaxPlayers - 1) / 2]int16 // a*MaxPlayers + b, a < b
+	np := 0
 	for i, a := range act[:n] {
 		ma := &s.moves[a]
-		for _, b := range act[i+1 : n] {
-			if !ma.meets(&s.moves[b]) {
-				continue
+		right := max(ma.X0, ma.X1)
+		for k := i + 1; k < n && left[k] <= right; k++ {
+			if b := act[k]; ma.meets(&s.moves[b]) {
+				pairs[np] = int16(min(a, b)*MaxPlayers + max(a, b))
+				np++
 			}
-			if x, ok := s.cross(a, b); ok {
-				s.crossings = append(s.crossings, x)
-			}
+		}
+	}
+	// Back to seat order.
+	for i := 1; i < np; i++ {
+		for j := i; j > 0 && pairs[j] < pairs[j-1]; j-- {
+			pairs[j], pairs[j-1] = pairs[j-1], pairs[j]
+		}
+	}
+	for _, p := range pairs[:np] {
+		if x, ok := s.cross(int(p)/MaxPlayers, int(p)%MaxPlayers); ok {
+			s.crossings = append(s.crossings, x)
 		}
 	}
 }

@@ -19,13 +19,14 @@ func (s *State) explode() {
 	if rad <= 0 {
 		return
 	}
+	last := s.cfg.TickRate/5 + 1 // an explosion's age past its last step
 	for i := range s.c.Cycles {
 		c := &s.c.Cycles[i]
 		if !c.InRound || c.Alive {
 			continue
 		}
 		age := s.c.Tick - c.DeathTick
-		if age < 0 || age > s.cfg.TickRate/5+1 {
+		if age < 0 || age > last {
 			continue
 		}
 		k := s.blastStep(age)

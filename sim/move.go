@@ -74,9 +74,11 @@ func (s *State) accelerate(i int) {
 	left, right := s.sensors(c.X, c.Y, c.Dir, i)
 	acc += s.sideAccel(i, left, right)
 	for _, h := range [2]*hit{&left, &right} {
-		if h.gap != noHit && h.owner >= 0 && c.Speed > 0 {
-			// gEnemyInfluence::AddSensor: far walls count as built earlier,
-			// by the time the sensor's ray (sqrt 2 x across) takes at speed.
+		// gEnemyInfluence::AddSensor: far walls count as built earlier, by
+		// the time the sensor's ray (sqrt 2 x across) takes at speed. (Not
+		// worked out, a division, when it cannot count: one's own wall, or
+		// one built before the influence the cycle has.)
+		if h.gap != noHit && h.owner >= 0 && h.owner != i && c.Speed > 0 && (c.Enemy < 0 || h.built > c.EnemyTick) {
 			s.influence(i, h.owner, h.built-h.gap*sqrt2/Unit*cfg.TickRate/c.Speed)
 		}
 	}
