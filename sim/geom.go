@@ -43,7 +43,6 @@ func (s *State) ray(x, y int64, dir uint8, rng int64, self int) hit {
 	q.blasts = s.blastsNear(bx0, by0, bx1, by1) // every point the ray meets is in the box
 	cx0, cy0, cx1, cy1 := s.grid.cellRange(bx0, by0, bx1, by1)
 	q.cx0, q.cy0 = cx0, cy0
-	r := q.reach()
 	for cy := cy0; cy <= cy1; cy++ {
 		rows := s.grid.rows(cy, by0, by1)
 		for cx := cx0; cx <= cx1; cx++ {
@@ -59,9 +58,8 @@ func (s *State) ray(x, y int64, dir uint8, rng int64, self int) hit {
 				w := &s.walls[int64(e.idx)-s.wallBase]
 				// Geometry first: the standing part of a wall is a piece of
 				// the whole wall, so a miss on the whole is a miss.
-				if _, ok := r.meets(w); ok {
+				if q.meets(w) {
 					s.rayWall(w, &q, e.idx)
-					r.gap = q.best.gap
 				}
 			}
 		}
@@ -84,6 +82,9 @@ type rayCast struct {
 	dir    uint8
 	rng    int64
 	self   int
+	horiz  bool       // along x: u is x and v is y; otherwise u is y and v is x (for meets)
+	u, v   int64      // where the ray starts
+	fwd    int64      // the sign of going forward along u
 	blasts [][2]int64 // the blasts near enough to have holed what the ray meets
 	radius int64      // EXPLOSION_RADIUS
 	best   hit
@@ -98,8 +99,12 @@ type rayCast struct {
 // rayCast starts a ray from (x,y) along dir with range rng, the rim its
 // first hit if within range; the caller sets the blasts.
 func (s *State) rayCast(x, y int64, dir uint8, rng int64, self int) rayCast {
-	q := rayCast{x: x, y: y, dir: dir, rng: rng, self: self, radius: s.dv().explosion,
-		best: hit{gap: s.rimGap(x, y, dir), owner: OwnerRim, perp: true}, bestIdx: rimIdx}
+	fx, fy, _, _ := frame(dir)
+	q := rayCast{x: x, y: y, dir: dir, rng: rng, self: self, horiz: dir&1 == 0, u: x, v: y, fwd: fx + fy,
+		radius: s.dv().explosion, best: hit{gap: s.rimGap(x, y, dir), owner: OwnerRim, perp: true}, bestIdx: rimIdx}
+	if !q.horiz {
+		q.u, q.v = y, x
+	}
 	if q.best.gap > rng {
 		q.best.gap = noHit
 	}
@@ -115,46 +120,27 @@ func (s *State) rayBox(x, y int64, dir uint8, rng int64) (x0, y0, x1, y1 int64) 
 	return min(x, ex), min(y, ey), max(x, ex), max(y, ey)
 }
 
-// rayReach is a ray's geometry in world coordinates, for the search's inner
-// loop (next): u along the ray's axis, v across it.
-type rayReach struct {
-	horiz bool  // along x: u is x and v is y; otherwise u is y and v is x
-	u, v  int64 // where the ray starts
-	fwd   int64 // the sign of going forward along u
-	rng   int64
-	self  int
-	gap   int64 // how far the ray has met something
-}
-
-// reach returns the cast's rayReach.
-func (q *rayCast) reach() rayReach {
-	fx, fy, _, _ := frame(q.dir)
-	r := rayReach{horiz: q.dir&1 == 0, u: q.x, v: q.y, fwd: fx + fy, rng: q.rng, self: q.self, gap: q.best.gap}
-	if !r.horiz {
-		r.u, r.v = q.y, q.x
-	}
-	return r
-}
-
-// meets returns how far along the ray meets wall w's line (segGap in world
-// coordinates) if within range and no farther than what it has met; self's
-// own walls only at a distance greater than zero.
-func (r *rayReach) meets(w *Wall) (int64, bool) {
+// meets reports whether the ray meets wall w's line (segGap in world
+// coordinates: u along the ray's axis, v across it) within range and no
+// farther than what it has met; self's own walls only at a distance greater
+// than zero. The standing part of a wall is a piece of the whole wall, so
+// rayWall need not look at the others.
+func (q *rayCast) meets(w *Wall) bool {
 	u1, v1, u2, v2 := w.X1, w.Y1, w.X2, w.Y2
-	if !r.horiz {
+	if !q.horiz {
 		u1, v1, u2, v2 = v1, u1, v2, u2
 	}
 	var g int64
 	if v1 == v2 { // along the ray's line (or a point)
-		a, b := r.fwd*(u1-r.u), r.fwd*(u2-r.u)
-		if v1 != r.v || max(a, b) < 0 {
-			return 0, false
+		a, b := q.fwd*(u1-q.u), q.fwd*(u2-q.u)
+		if v1 != q.v || max(a, b) < 0 {
+			return false
 		}
 		g = max(0, min(a, b))
-	} else if g = r.fwd * (u1 - r.u); g < 0 || r.v < min(v1, v2) || r.v > max(v1, v2) {
-		return 0, false
+	} else if g = q.fwd * (u1 - q.u); g < 0 || q.v < min(v1, v2) || q.v > max(v1, v2) {
+		return false
 	}
-	return g, g <= r.gap && g <= r.rng && (g > 0 || int(w.Owner) != r.self)
+	return g <= q.best.gap && g <= q.rng && (g > 0 || int(w.Owner) != q.self)
 }
 
 // rayWall makes wall idx (w; -1-i for cycle i's open segment) the ray's best
@@ -469,15 +455,21 @@ func (s *State) senseHit(c *sensorCast, w *Wall, idx int32, k int, d int64) {
 func (s *State) others(self int) uint32 {
 	live := s.live
 	if !s.liveOK {
-		live = 0
-		for i := range s.c.Cycles {
-			if s.c.Cycles[i].Alive {
-				live |= 1 << i
-			}
-		}
+		live = s.living()
 	}
-	if self >= 0 && self < MaxPlayers {
+	if uint(self) < MaxPlayers {
 		live &^= 1 << self
+	}
+	return live
+}
+
+// living returns the living cycles, a bit each by seat.
+func (s *State) living() uint32 {
+	var live uint32
+	for i := range s.c.Cycles {
+		if s.c.Cycles[i].Alive {
+			live |= 1 << i
+		}
 	}
 	return live
 }
