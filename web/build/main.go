@@ -11,6 +11,7 @@
 //
 //	go run ./web/build            # everything
 //	go run ./web/build -typecheck=false   # skip tsc (faster; esbuild does not type-check)
+//	go run ./web/build -sizes             # and the core's code by package
 package main
 
 import (
@@ -44,14 +45,15 @@ const MaxWasmBytes = 3 << 20
 
 func main() {
 	typecheck := flag.Bool("typecheck", true, "run the TypeScript type checker (tsc --noEmit)")
+	sizes := flag.Bool("sizes", false, "also print the core's code by package (builds it again with its name section)")
 	flag.Parse()
-	if err := run(*typecheck); err != nil {
+	if err := run(*typecheck, *sizes); err != nil {
 		fmt.Fprintln(os.Stderr, "web/build:", err)
 		os.Exit(1)
 	}
 }
 
-func run(typecheck bool) error {
+func run(typecheck, sizes bool) error {
 	web, err := findWeb()
 	if err != nil {
 		return err
@@ -98,12 +100,15 @@ func run(typecheck bool) error {
 		return err
 	}
 	files["index.html"] = stampURLs(page, files)
-	var sizes []size
-	if err := step("compress", func() (err error) { sizes, err = writeAll(dist, files); return err }); err != nil {
+	var written []size
+	if err := step("compress", func() (err error) { written, err = writeAll(dist, files); return err }); err != nil {
 		return err
 	}
 	fmt.Printf("web/build: wrote %s\n", dist)
-	report(os.Stdout, sizes)
+	report(os.Stdout, written)
+	if sizes {
+		return printSizes(os.Stdout, web)
+	}
 	return nil
 }
 

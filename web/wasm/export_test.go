@@ -3,9 +3,14 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"strings"
 	"syscall/js"
 	"testing"
+
+	"webtron/internal/errwrap"
+	"webtron/proto"
 )
 
 // isError reports whether v is a JavaScript Error.
@@ -65,5 +70,58 @@ func TestCorePanicIsError(t *testing.T) {
 	}
 	if h := core.Call("hello", 0); h.Type() != js.TypeObject || h.Length() == 0 {
 		t.Fatalf("hello after the panics: %v", h)
+	}
+}
+
+// TestProtoError: protoError finds what errors.As finds, through one and
+// many wrapped errors.
+func TestProtoError(t *testing.T) {
+	pe := &proto.Error{Code: proto.CloseRoomFull, Text: "full"}
+	other := &proto.Error{Code: proto.CloseBadToken}
+	for _, err := range []error{
+		nil,
+		errors.New("plain"),
+		pe,
+		errwrap.Wrap(pe, "detail"),
+		errors.Join(errors.New("first"), errwrap.New("second", pe), other),
+		errwrap.New("outer", errors.Join(errors.New("x"), other)),
+	} {
+		var want *proto.Error
+		errors.As(err, &want)
+		if got := protoError(err); got != want {
+			t.Errorf("protoError(%v) = %v, errors.As finds %v", err, got, want)
+		}
+	}
+}
+
+// TestServerCloseNotice: the server's Error message, which the session
+// returns wrapped, reaches the page as a notice with its close code and text.
+func TestServerCloseNotice(t *testing.T) {
+	if js.Global().Get("webtronCore").IsUndefined() {
+		c.install()
+	}
+	core := js.Global().Get("webtronCore")
+	opt := js.Global().Get("Object").New()
+	opt.Set("name", "tester")
+	opt.Set("room", "arena")
+	core.Call("start", opt)
+	core.Call("notices") // drain
+	msg, err := proto.Marshal(&proto.Error{Code: proto.CloseRoomFull, Text: "the room is full"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := core.Call("receive", bytesJS(msg), 0, 0); res.Type() != js.TypeString {
+		t.Fatalf("receive returned %v, want the error's text", res)
+	}
+	var notices []struct {
+		Kind string `json:"kind"`
+		Code int    `json:"code"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal([]byte(core.Call("notices").String()), &notices); err != nil {
+		t.Fatal(err)
+	}
+	if len(notices) != 1 || notices[0].Kind != "error" || notices[0].Code != int(proto.CloseRoomFull) || notices[0].Text != "the room is full" {
+		t.Fatalf("notices %+v, want one error with code %d and the server's text", notices, proto.CloseRoomFull)
 	}
 }
