@@ -126,8 +126,13 @@ func TestBrowserAway(t *testing.T) {
 	}
 	shot(t, p, "away-back-cue")
 	waitFor(t, "the cue to go", 3*time.Second, func() bool { return !cueShown(t, p) })
-	if shown := time.Since(cueAt); shown < 800*time.Millisecond {
-		t.Errorf("the cue showed for %v, want about a second", shown)
+	// On the page's own clock: the test's polling sees the cue late under load.
+	shownMs, err := chromedp.Run(p.ctx, chromedp.Evaluate[float64](`(() => { const d = document.getElementById("back-cue").dataset; return Number(d.hiddenAt) - Number(d.shownAt); })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shownMs < 900 || shownMs > 1500 {
+		t.Errorf("the cue showed for %.0f ms, want about a second", shownMs)
 	}
 	waitFor(t, "Roamer's own cycle, alive", 10*time.Second, func() bool {
 		st := p.state(t)

@@ -181,8 +181,13 @@ export class Game implements InputSink {
     const cue = $("back-cue");
     setText(cue, "Welcome back — control returns in 1 s");
     cue.hidden = false;
+    // When it showed and went, on the page's clock (a test reads them: its own polling is late under load).
+    cue.dataset.shownAt = String(performance.now());
     clearTimeout(this.cueTimer);
-    this.cueTimer = window.setTimeout(() => (cue.hidden = true), BACK_CUE_MS);
+    this.cueTimer = window.setTimeout(() => {
+      cue.hidden = true;
+      cue.dataset.hiddenAt = String(performance.now());
+    }, BACK_CUE_MS);
   }
 
   /** continuedElsewhere leaves for the lobby, for good: another tab of this browser has the seat now. */
