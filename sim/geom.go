@@ -37,7 +37,8 @@ type hit struct {
 // walls only count at a distance greater than zero: a cycle always touches the
 // corner it just left.
 func (s *State) ray(x, y int64, dir uint8, rng int64, self int) hit {
-	q := s.rayCast(x, y, dir, rng, self)
+	var q rayCast
+	s.startRay(&q, x, y, dir, rng, self)
 	// Closed walls, through the cells the ray crosses.
 	bx0, by0, bx1, by1 := s.rayBox(x, y, dir, rng)
 	q.blasts = s.blastsNear(bx0, by0, bx1, by1) // every point the ray meets is in the box
@@ -96,19 +97,19 @@ type rayCast struct {
 	cx0, cy0 int64
 }
 
-// rayCast starts a ray from (x,y) along dir with range rng, the rim its
-// first hit if within range; the caller sets the blasts.
-func (s *State) rayCast(x, y int64, dir uint8, rng int64, self int) rayCast {
+// startRay starts q, a ray from (x,y) along dir with range rng, the rim its
+// first hit if within range; the caller sets the blasts. (Filled in place,
+// not returned: WebAssembly copies a returned struct field by field.)
+func (s *State) startRay(q *rayCast, x, y int64, dir uint8, rng int64, self int) {
 	fx, fy, _, _ := frame(dir)
-	q := rayCast{x: x, y: y, dir: dir, rng: rng, self: self, horiz: dir&1 == 0, u: x, v: y, fwd: fx + fy,
-		radius: s.dv().explosion, best: hit{gap: s.rimGap(x, y, dir), owner: OwnerRim, perp: true}, bestIdx: rimIdx}
+	q.x, q.y, q.dir, q.rng, q.self, q.horiz, q.u, q.v, q.fwd = x, y, dir, rng, self, dir&1 == 0, x, y, fx+fy
+	q.radius, q.best, q.bestIdx = s.dv().explosion, hit{gap: s.rimGap(x, y, dir), owner: OwnerRim, perp: true}, rimIdx
 	if !q.horiz {
 		q.u, q.v = y, x
 	}
 	if q.best.gap > rng {
 		q.best.gap = noHit
 	}
-	return q
 }
 
 // rayBox is the box a ray from (x,y) along dir with range rng sweeps, cut at
@@ -286,7 +287,8 @@ func (s *State) rimSensors(x, y int64, dir uint8) (left, right hit) {
 // the rim, the closed walls in the grid's order, the open segments in seat
 // order.
 func (s *State) sensors(x, y int64, dir uint8, self int) (left, right hit) {
-	c := s.sensorCast(x, y, dir)
+	var c sensorCast
+	s.startSensors(&c, x, y, dir)
 	x0, y0, x1, y1 := s.sensorBox(x, y, dir)
 	c.blasts = s.blastsNear(x0, y0, x1, y1) // every point a sensor meets is in the box
 	cx0, cy0, cx1, cy1 := s.grid.cellRange(x0, y0, x1, y1)
@@ -338,12 +340,13 @@ type sensorCast struct {
 // rimIdx stands for the rim in sensorCast.metIdx.
 const rimIdx = -1 - MaxPlayers
 
-// sensorCast starts a cast from a cycle at (x,y) heading dir, with what the
-// rim gives each side; the caller sets the blasts near enough to have holed
-// what the sensors meet.
-func (s *State) sensorCast(x, y int64, dir uint8) sensorCast {
+// startSensors starts c, a cast from a cycle at (x,y) heading dir, with what
+// the rim gives each side; the caller sets the blasts near enough to have
+// holed what the sensors meet. (Filled in place, as startRay.)
+func (s *State) startSensors(c *sensorCast, x, y int64, dir uint8) {
 	fx, fy, lx, ly := frame(dir)
-	c := sensorCast{horiz: dir&1 == 0, u: x, v: y, back: -(fx + fy), near: s.cfg.WallNear, radius: s.dv().explosion, metIdx: [2]int32{rimIdx, rimIdx}}
+	c.horiz, c.u, c.v, c.back, c.near, c.radius = dir&1 == 0, x, y, -(fx + fy), s.cfg.WallNear, s.dv().explosion
+	c.metIdx = [2]int32{rimIdx, rimIdx}
 	if !c.horiz {
 		c.u, c.v = y, x
 	}
@@ -351,7 +354,6 @@ func (s *State) sensorCast(x, y int64, dir uint8) sensorCast {
 		c.left = 1
 	}
 	c.met[c.left], c.met[1-c.left] = s.rimSensors(x, y, dir)
-	return c
 }
 
 // sides returns what the left and the right sensor met.

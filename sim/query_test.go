@@ -199,7 +199,8 @@ func bruteSensors(s *State, x, y int64, dir uint8, self int) (left, right hit) {
 // bruteRay is State.ray over every wall the grid search meets, in
 // gridOrder, without the grid's lists or any pruning.
 func bruteRay(s *State, x, y int64, dir uint8, rng int64, self int) hit {
-	q := s.rayCast(x, y, dir, rng, self)
+	var q rayCast
+	s.startRay(&q, x, y, dir, rng, self)
 	q.blasts = s.blastsNear(-s.Arena(), -s.Arena(), 2*s.Arena(), 2*s.Arena()) // all of them
 	ws := s.RoundWalls()
 	x0, y0, x1, y1 := s.rayBox(x, y, dir, rng)
