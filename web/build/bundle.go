@@ -63,6 +63,14 @@ func esbuild(web string, opt BundleOptions, out map[string][]byte, entries map[s
 	if opt.ExternalThree {
 		external = []string{"three"}
 	}
+	// The page is ES modules split into chunks: main.ts loads the game and
+	// three.js (play.ts) with a dynamic import, so the lobby needs neither.
+	// The worker, loaded with importScripts beside wasm_exec.js, stays one
+	// classic script.
+	format, split := api.FormatIIFE, false
+	if _, page := entries["src/main.ts"]; page {
+		format, split = api.FormatESModule, true
+	}
 	var points []api.EntryPoint
 	for in, name := range entries {
 		points = append(points, api.EntryPoint{InputPath: in, OutputPath: name})
@@ -73,7 +81,9 @@ func esbuild(web string, opt BundleOptions, out map[string][]byte, entries map[s
 		Outdir:              filepath.Join(web, "dist"),
 		Bundle:              true,
 		Write:               false,
-		Format:              api.FormatIIFE,
+		Format:              format,
+		Splitting:           split,
+		ChunkNames:          "chunk-[hash]",
 		Target:              api.ES2020,
 		Platform:            api.PlatformBrowser,
 		Sourcemap:           api.SourceMapLinked,

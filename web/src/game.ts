@@ -26,7 +26,7 @@ import { wsURL } from "./net/socket";
 import type { TransportKind } from "./net/transport";
 import { clearToken, heldElsewhere, loadToken, onHeldElsewhere, saveToken } from "./net/token";
 import { Perf } from "./perf";
-import type { Glance } from "./render/camera";
+import type { Glance } from "./render/cameraModes";
 import { Minimap } from "./render/minimap";
 import type { Renderer } from "./render/renderer";
 import { NameTags } from "./render/tags";

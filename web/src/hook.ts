@@ -1,11 +1,11 @@
 // window.webtron: a read-only test hook. Other tests rely on these exact
 // names; add fields, never rename.
+import { wallHeight } from "./core/frame";
 import type { Remote } from "./core/remote";
 import type { Game } from "./game";
 import type { Sound, SoundReport } from "./hud/sound";
 import { Perf, type PerfReport } from "./perf";
-import { colorCSS } from "./render/colors";
-import { wallHeight } from "./render/trails";
+import { colorCSS } from "./render/palette";
 import type { ReplayPage, ReplayReport } from "./replay/page";
 
 export interface StatePlayer {

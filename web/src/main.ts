@@ -7,17 +7,17 @@
 // this browser keeps (localStorage, src/net/token.ts) resumes the same player.
 import { Remote, type WorkerFailure } from "./core/remote";
 import { type FatalKind, hideFatal, showFatal } from "./fatal";
-import { Game } from "./game";
+import type { Game } from "./game";
 import { installHook } from "./hook";
 import { $ } from "./hud/dom";
 import { clip, type JoinRequest, Lobby, MAX_NAME, MAX_ROOM, randomName } from "./hud/lobby";
 import { Sound } from "./hud/sound";
-import { Renderer } from "./render/renderer";
+import type { Renderer } from "./render/renderer";
 import { webglProblem } from "./render/webgl";
 import { attachSummaryLinks } from "./replay/again";
 import { replayIDFromPath } from "./replay/api";
 import { RecentRounds } from "./replay/list";
-import { type ReplayOptions, ReplayPage } from "./replay/page";
+import type { ReplayOptions, ReplayPage } from "./replay/page";
 import { report, reportUncaught } from "./report";
 
 let game: Game | null = null;
@@ -36,6 +36,9 @@ const remotePromise = Remote.load().then((r) => {
   return (remote = r);
 });
 remotePromise.catch(() => {}); // reported when joining
+// And the game's code with the 3D engine, which the lobby does without.
+const playPromise = import("./play");
+playPromise.catch(() => {}); // reported when joining
 
 installHook(() => ({ game, remote, sound, replay }));
 
@@ -79,10 +82,11 @@ function roomURL(r: JoinRequest): string {
   return `/?${q}`;
 }
 
-async function core(): Promise<Remote | null> {
+/** core waits for the core's worker and the game's code, showing that the grid is loading. */
+async function core(): Promise<{ remote: Remote; play: typeof import("./play") } | null> {
   $("loading").hidden = false;
   try {
-    return await remotePromise;
+    return { remote: await remotePromise, play: await playPromise };
   } catch (e) {
     fatal("load", e instanceof Error ? e.message : String(e));
     return null;
@@ -110,10 +114,10 @@ function failed(f: WorkerFailure): void {
 }
 
 /** view makes the renderer once; null, with the reason shown, when this browser cannot draw. */
-function view(): Renderer | null {
+function view(play: typeof import("./play")): Renderer | null {
   if (renderer) return renderer;
   try {
-    renderer = new Renderer($<HTMLCanvasElement>("view"));
+    renderer = new play.Renderer($<HTMLCanvasElement>("view"));
   } catch (e) {
     const missing = webglProblem();
     if (missing) fatal("webgl", missing);
@@ -132,11 +136,11 @@ async function join(r: JoinRequest, push: boolean): Promise<void> {
   else history.replaceState(isRoomEntry(history.state) ? history.state : null, "", roomURL(r));
   const c = await core();
   if (!c || !requestFromURL()) return; // Back was pressed while the core loaded
-  const gl = view();
+  const gl = view(c.play);
   if (!gl) return;
   const mindReader = new URLSearchParams(location.search).get("mindreader") !== "0";
   joinedAt = Date.now();
-  game = new Game(c, gl, sound, { ...r, mindReader }, leave);
+  game = new c.play.Game(c.remote, gl, sound, { ...r, mindReader }, leave);
   game.start();
 }
 
@@ -151,10 +155,10 @@ async function watch(id: string | Promise<string>, opt: ReplayOptions, push: boo
   else if (typeof id !== "string") history.replaceState(null, "", "/");
   const c = await core();
   if (!c || (typeof id === "string" && !replayFromURL())) return;
-  const gl = view();
+  const gl = view(c.play);
   if (!gl) return;
   if (typeof id !== "string") opt = { ...opt, resolved: (s) => history.pushState(entry, "", url(s)) };
-  replay = new ReplayPage(c, gl, id, opt, () => leave(""));
+  replay = new c.play.ReplayPage(c.remote, gl, id, opt, () => leave(""));
   void replay.start();
 }
 

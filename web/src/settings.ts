@@ -2,7 +2,7 @@
 // them), the camera, the sound's volume and the name tags over rivals.
 // Stored in localStorage and applied at once: whoever reads them asks
 // settings() when it needs them, or listens with onSettings.
-import { type CameraSettings, DEFAULT_CAMERA, CAMERA_MODES, type CameraMode } from "./render/camera";
+import { CAMERA_MODES, type CameraMode, type CameraSettings, DEFAULT_CAMERA } from "./render/cameraModes";
 
 /** Every action a key can be bound to. */
 export const ACTIONS = ["left", "right", "brake", "camera", "glanceLeft", "glanceRight", "glanceBack", "chat", "scores", "fullscreen", "mute"] as const;

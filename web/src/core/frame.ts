@@ -173,3 +173,14 @@ export class Frame {
       this.head[H.holeN] * HOLE_WORDS + k * WALL_WORDS;
   }
 }
+
+/** wallHeight is how high a cycle's walls stand, 1 to 0: a dead cycle's sink
+ * from sight over half a second once DeadWallTicks have passed, as
+ * Armagetron draws them (gNetPlayerWall::RenderNormal); they stop being
+ * deadly 0.2 s into it (the frame's walls flag). */
+export function wallHeight(f: Frame, c: CycleView): number {
+  if (!c.inRound) return 0;
+  if (c.alive || f.deadWallTicks < 0) return c.walls ? 1 : 0;
+  const dt = ((f.tick - c.deathTick - f.deadWallTicks) / f.tickRate) * 2;
+  return dt <= 0 ? 1 : Math.max(0, 1 - dt);
+}

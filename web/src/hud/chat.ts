@@ -1,6 +1,6 @@
 // Chat: Enter (or T) opens the input, Enter sends, Escape cancels. Lines fade
 // out after a while.
-import { colorCSS } from "../render/colors";
+import { colorCSS } from "../render/palette";
 import { $, el } from "./dom";
 
 const KEEP_MS = 12000;

@@ -4,7 +4,7 @@
 import type { Info } from "../core/core";
 import type { Frame } from "../core/frame";
 import { Cause, Phase } from "../core/layout";
-import { colorCSS, teamCSS, teamName } from "../render/colors";
+import { colorCSS, teamCSS, teamName } from "../render/palette";
 import { $, el, fmtMs, setText } from "./dom";
 import { Gauges } from "./gauges";
 import { KillFeed } from "./killfeed";

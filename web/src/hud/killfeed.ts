@@ -1,7 +1,7 @@
 // Kill feed: who cut off whom, who hit the rim, for a few seconds each.
 import type { Frame } from "../core/frame";
 import { Cause } from "../core/layout";
-import { colorCSS } from "../render/colors";
+import { colorCSS } from "../render/palette";
 import { $, el } from "./dom";
 
 const KEEP_MS = 6000;

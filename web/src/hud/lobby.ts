@@ -2,7 +2,7 @@
 // Practice against bots of a chosen skill in a room of one's own.
 import { openPractice, PRACTICE_LEVELS } from "../net/practice";
 import { fetchRooms, type RoomSummary } from "../net/rooms";
-import { teamCSS, teamName } from "../render/colors";
+import { teamCSS, teamName } from "../render/palette";
 import { $, el } from "./dom";
 import { settingsPanel } from "./settingsPanel";
 

@@ -4,7 +4,7 @@
 // at a click, the camera and its field of view, the sound's volume, name
 // tags, fullscreen, and which gamepad is connected. Every change is stored
 // and applied at once (settings.ts).
-import { CAMERA_MODES, type CameraMode } from "../render/camera";
+import { CAMERA_MODES, type CameraMode } from "../render/cameraModes";
 import { ACTION_NAMES, ACTIONS, ARMAGETRON_KEYS, type Action, keyName, onSettings, type Settings, settings, update, WEBTRON_KEYS } from "../settings";
 import { $, el, setText } from "./dom";
 import { toggleFullscreen } from "./fullscreen";

@@ -11,7 +11,7 @@
 import type { Info, PlayerInfo } from "../core/core";
 import type { CycleView, Frame } from "../core/frame";
 import { Cause, MAX_PLAYERS, Phase } from "../core/layout";
-import { colorCSS, teamCSS, teamName } from "../render/colors";
+import { colorCSS, teamCSS, teamName } from "../render/palette";
 import { $, el, setText } from "./dom";
 
 /** Standings rows shown; the rest of a full room is summed up in one line. */

@@ -6,7 +6,7 @@
 // went down (event.timeStamp, on this page's clock), from which the core
 // measures their queue latency (netcode.md section 4).
 import { Press, type PressKind } from "../core/layout";
-import type { Glance } from "../render/camera";
+import type { Glance } from "../render/cameraModes";
 import { actionOf } from "../settings";
 
 /** What the keys other than steering, braking and glancing do. */

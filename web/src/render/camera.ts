@@ -7,29 +7,8 @@
 // so the walls beside you are on screen and the horizon sits in the upper
 // quarter (a plain 70-degree camera shows 36 degrees across at 390x844).
 import { MathUtils, PerspectiveCamera, Vector3 } from "three";
+import { CAMERA_MODES, type CameraMode, type CameraSettings, DEFAULT_CAMERA, type Glance, MIN_PORTRAIT_HFOV_DEG } from "./cameraModes";
 import { approachAngle } from "./cycles";
-
-export type CameraMode = "chase" | "smart" | "first" | "top" | "free";
-
-/** The modes C cycles through; "free" only for a spectator (toggle's argument). */
-export const CAMERA_MODES: readonly CameraMode[] = ["chase", "top", "smart", "first", "free"];
-
-/** What the player sets: the mode, the vertical field of view on a wide
- * screen, and the chase camera's height and distance behind. */
-export interface CameraSettings {
-  mode: CameraMode;
-  fovDeg: number;
-  height: number;
-  distance: number;
-}
-
-export const DEFAULT_CAMERA: CameraSettings = { mode: "chase", fovDeg: 70, height: 3.6, distance: 8 };
-
-/** On a screen taller than wide the view shows at least this much across. */
-export const MIN_PORTRAIT_HFOV_DEG = 78;
-
-/** Glances: the view turns this way while the key is held. */
-export type Glance = "none" | "left" | "right" | "back";
 
 export interface Target {
   x: number; // metres, simulation axes

@@ -6,7 +6,8 @@ import {
 } from "three";
 import type { CycleView } from "../core/frame";
 import { MAX_PLAYERS } from "../core/layout";
-import { color, colorsVersion } from "./colors";
+import { color } from "./colors";
+import { colorsVersion } from "./palette";
 
 /** yawOf returns the three.js rotation about y that points +x along direction dir. */
 export function yawOf(dir: number): number {

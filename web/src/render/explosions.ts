@@ -4,7 +4,8 @@
 import { AdditiveBlending, DoubleSide, Group, Mesh, MeshBasicMaterial, RingGeometry, Scene, SphereGeometry } from "three";
 import type { Frame } from "../core/frame";
 import { MAX_PLAYERS } from "../core/layout";
-import { color, colorsVersion } from "./colors";
+import { color } from "./colors";
+import { colorsVersion } from "./palette";
 
 /** How long a blast shows, seconds (the frame keeps it for EXPLOSION_LIFE). */
 export const SHOW_S = 1.2;

@@ -4,7 +4,7 @@
 // walls vanished. Cycles and open segments are drawn on top each time.
 import type { Frame } from "../core/frame";
 import { MAX_PLAYERS } from "../core/layout";
-import { colorCSS, colorsVersion } from "./colors";
+import { colorCSS, colorsVersion } from "./palette";
 import type { Trails } from "./trails";
 import { ZONE_CSS } from "./zone";
 

@@ -3,7 +3,8 @@ import { AmbientLight, Color, DirectionalLight, Scene, WebGLRenderer } from "thr
 import type { CycleView, Frame } from "../core/frame";
 import { Arena } from "./arena";
 import { CameraRig, type Target } from "./camera";
-import { applyTeams } from "./colors";
+import { syncColors } from "./colors";
+import { applyTeams } from "./palette";
 import { Cycles } from "./cycles";
 import { Explosions } from "./explosions";
 import { LagMeters } from "./lagometer";
@@ -56,6 +57,7 @@ export class Renderer {
     this.fit();
     this.arena.resize(f.arena);
     applyTeams(f);
+    syncColors();
     this.trails.sync(f);
     this.cycles.update(f.cycles, dt);
     this.explosions.update(f);

@@ -5,7 +5,7 @@
 import { type PerspectiveCamera, Vector3 } from "three";
 import type { Frame } from "../core/frame";
 import { MAX_PLAYERS } from "../core/layout";
-import { colorCSS } from "./colors";
+import { colorCSS } from "./palette";
 
 /** Full strength up to NEAR metres, gone at FAR. */
 const NEAR = 30;

@@ -10,7 +10,7 @@ import {
   AdditiveBlending, BufferAttribute, DataTexture, DoubleSide, FloatType, InstancedBufferAttribute,
   InstancedBufferGeometry, Mesh, NearestFilter, RGBAFormat, Scene, ShaderMaterial, Vector2,
 } from "three";
-import type { CycleView, Frame } from "../core/frame";
+import { type Frame, wallHeight } from "../core/frame";
 import { MAX_PLAYERS, W } from "../core/layout";
 import { allColors } from "./colors";
 
@@ -282,15 +282,4 @@ export class Trails {
   ownerVisible(i: number): boolean {
     return this.ownerVec[i].x > 0.001;
   }
-}
-
-/** wallHeight is how high a cycle's walls stand, 1 to 0: a dead cycle's sink
- * from sight over half a second once DeadWallTicks have passed, as
- * Armagetron draws them (gNetPlayerWall::RenderNormal); they stop being
- * deadly 0.2 s into it (the frame's walls flag). */
-export function wallHeight(f: Frame, c: CycleView): number {
-  if (!c.inRound) return 0;
-  if (c.alive || f.deadWallTicks < 0) return c.walls ? 1 : 0;
-  const dt = ((f.tick - c.deathTick - f.deadWallTicks) / f.tickRate) * 2;
-  return dt <= 0 ? 1 : Math.max(0, 1 - dt);
 }

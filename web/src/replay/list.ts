@@ -4,7 +4,7 @@
 // It refreshes while the lobby shows (it watches the lobby's hidden
 // attribute, so the lobby's code need not know about it).
 import { $, el } from "../hud/dom";
-import { colorCSS } from "../render/colors";
+import { colorCSS } from "../render/palette";
 import { fmtAgo, fmtClock, listReplays, type ReplayEntry } from "./api";
 
 /** Rounds listed, and how often the list refreshes while the lobby shows. */

@@ -13,7 +13,7 @@ import type { Remote } from "../core/remote";
 import { $, el, setText } from "../hud/dom";
 import { line } from "../hud/killfeed";
 import { winnerText } from "../hud/summary";
-import { colorCSS } from "../render/colors";
+import { colorCSS } from "../render/palette";
 import { Minimap } from "../render/minimap";
 import type { Renderer } from "../render/renderer";
 import { fetchReplay, fmtClock, replayURL } from "./api";
