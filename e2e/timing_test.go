@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -14,10 +15,12 @@ import (
 	"webtron/headless"
 )
 
-// perfReport is window.webtron.perf().
+// perfReport is window.webtron.perf() (web/src/perf.ts).
 type perfReport struct {
 	Frames int     `json:"frames"`
 	Update pct     `json:"update_ms"`
+	Worker pct     `json:"worker_ms"`
+	Recv   pct     `json:"recv_ms"`
 	Render pct     `json:"render_ms"`
 	Frame  pct     `json:"frame_ms"`
 	Input  pct     `json:"input_ms"`
@@ -26,7 +29,12 @@ type perfReport struct {
 
 type pct struct {
 	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
 	P99 float64 `json:"p99"`
+}
+
+func (p pct) String() string {
+	return fmt.Sprintf("p50 %.2f p95 %.2f p99 %.2f ms", p.P50, p.P95, p.P99)
 }
 
 func (p *page) perf(t *testing.T) perfReport {

@@ -12,6 +12,7 @@
 //	go run ./web/build            # everything
 //	go run ./web/build -typecheck=false   # skip tsc (faster; esbuild does not type-check)
 //	go run ./web/build -sizes             # and the core's code by package
+//	go run ./web/build -names             # keep function names, the core's and the page's (for CPU profiles; larger)
 package main
 
 import (
@@ -46,6 +47,7 @@ const MaxWasmBytes = 3 << 20
 func main() {
 	typecheck := flag.Bool("typecheck", true, "run the TypeScript type checker (tsc --noEmit)")
 	sizes := flag.Bool("sizes", false, "also print the core's code by package (builds it again with its name section)")
+	flag.BoolVar(&keepNames, "names", false, "keep function names: the core's name section, the scripts unminified (CPU profiles name them; larger files, for profiling only)")
 	flag.Parse()
 	if err := run(*typecheck, *sizes); err != nil {
 		fmt.Fprintln(os.Stderr, "web/build:", err)
@@ -84,7 +86,7 @@ func run(typecheck, sizes bool) error {
 	}
 	files["wasm_exec.js"] = exec
 	if err := step("esbuild", func() error {
-		out, err := Bundle(web, BundleOptions{WasmURL: versioned("webtron.wasm", wasm), WasmExecURL: versioned("wasm_exec.js", exec), Minify: true})
+		out, err := Bundle(web, BundleOptions{WasmURL: versioned("webtron.wasm", wasm), WasmExecURL: versioned("wasm_exec.js", exec), Minify: !keepNames})
 		if err != nil {
 			return err
 		}
@@ -178,20 +180,27 @@ func typeCheck(web string) error {
 	return command(web, nil, "node", filepath.Join("node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "tsconfig.json")
 }
 
+// keepNames is -names: the core built without -s, the scripts not minified.
+var keepNames bool
+
 // buildWasm compiles the game core. -trimpath keeps local paths out of the
 // binary; -s drops the symbol table, a third of the size.
 func buildWasm(web string) ([]byte, error) {
 	out := filepath.Join(os.TempDir(), fmt.Sprintf("webtron-%d.wasm", os.Getpid()))
 	defer os.Remove(out)
 	env := append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	if err := command(filepath.Dir(web), env, "go", "build", "-trimpath", "-ldflags=-s", "-o", out, "./web/wasm"); err != nil {
+	ldflags := "-ldflags=-s"
+	if keepNames {
+		ldflags = "-ldflags="
+	}
+	if err := command(filepath.Dir(web), env, "go", "build", "-trimpath", ldflags, "-o", out, "./web/wasm"); err != nil {
 		return nil, err
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > MaxWasmBytes {
+	if len(b) > MaxWasmBytes && !keepNames {
 		return nil, fmt.Errorf("webtron.wasm is %d bytes, over the %d-byte budget: find what grew (go list -deps -json ./web/wasm) before raising it", len(b), MaxWasmBytes)
 	}
 	return b, nil

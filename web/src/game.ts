@@ -159,7 +159,7 @@ export class Game implements InputSink {
     const token = o.spectate ? null : loadToken(o.room, o.name);
     this.seatToken = token;
     this.remote.start({ name: o.name, room: o.room, token, spectate: o.spectate, mindReader: o.mindReader }, wsURL(), {
-      frame: (buf) => this.draw(buf),
+      frame: (buf, work, recv) => this.draw(buf, work, recv),
       info: (json) => this.slow(JSON.parse(json) as Info),
       notices: (list) => this.notices(list),
       welcome: (tok) => this.welcomed(tok),
@@ -344,8 +344,9 @@ export class Game implements InputSink {
     this.remote.requestFrame();
   };
 
-  /** draw applies a frame from the worker and draws it (the buffer goes back after this). */
-  private draw(buf: Uint8Array): void {
+  /** draw applies a frame from the worker and draws it (the buffer goes back after this);
+   * work and recv are what the worker spent on it (window.webtron.perf()). */
+  private draw(buf: Uint8Array, work: number, recv: number): void {
     const now = performance.now();
     const gap = this.lastFrameAt ? now - this.lastFrameAt : 0;
     this.lastFrameAt = now;
@@ -357,6 +358,8 @@ export class Game implements InputSink {
     this.haveFrame = true;
     this.pads.poll(now);
     this.perf.update.push(this.frame.updateMs);
+    this.perf.worker.push(work);
+    this.perf.recv.push(recv);
     const dt = Math.min(gap, 100) / 1000;
     this.follow = this.chooseFollow(now);
     // Every frame is drawn: its walls are only in this buffer. Your wreck

@@ -140,6 +140,10 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
       const { game } = current();
       return game ? game.perf.report() : new Perf().report();
     },
+    /** resetPerf starts perf()'s measures afresh, for a window of the test's choosing. */
+    resetPerf(): void {
+      current().game?.perf.reset();
+    },
     sound(): SoundReport {
       return current().sound.report();
     },

@@ -45,8 +45,11 @@ export type FromWorker =
  * page that left and joined again may still get news of the old join, in
  * flight when it left; it recycles the frame's buffer and drops the rest. */
 export type News = { gen: number } & (
-  /** A frame in buf (webtron/web/view); n is its length, 0 before the Welcome. */
-  | { t: "frame"; buf: ArrayBuffer; n: number }
+  /** A frame in buf (webtron/web/view); n is its length, 0 before the Welcome.
+   * work is the worker's time on this frame, ms (the update: simulation and
+   * rollback; the view's encoding; the copy out of the core); recv its time on
+   * the server's messages since the previous frame. */
+  | { t: "frame"; buf: ArrayBuffer; n: number; work: number; recv: number }
   /** The HUD's numbers, a few times a second (JSON of Info). */
   | { t: "info"; json: string }
   | { t: "notices"; list: Notice[] }

@@ -8,8 +8,9 @@ import type { FromWorker, Notice, StartOptions, ToWorker } from "./messages";
 
 /** What the game does with the worker's news. */
 export interface RemoteHandlers {
-  /** A frame to draw (valid only during the call: the buffer goes back to the worker after it). */
-  frame(buf: Uint8Array): void;
+  /** A frame to draw (valid only during the call: the buffer goes back to the worker after it);
+   * workMs and recvMs are the worker's time on it and on the messages before it. */
+  frame(buf: Uint8Array, workMs: number, recvMs: number): void;
   info(json: string): void;
   notices(list: Notice[]): void;
   welcome(token: Uint8Array | null): void;
@@ -146,7 +147,7 @@ export class Remote {
     if (!h) return;
     switch (m.t) {
       case "frame":
-        if (m.n > 0) h.frame(new Uint8Array(m.buf));
+        if (m.n > 0) h.frame(new Uint8Array(m.buf), m.work, m.recv);
         break;
       case "info":
         h.info(m.json);

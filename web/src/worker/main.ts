@@ -42,6 +42,8 @@ class CoreWorker {
   private lastUpdate = 0;
   private infoTimer = 0;
   private gen = 0;
+  /** Time spent on the server's messages since the last frame, ms (window.webtron.perf()). */
+  private recvMs = 0;
 
   constructor(private readonly core: Core) {}
 
@@ -123,7 +125,8 @@ class CoreWorker {
   }
 
   private received(data: Uint8Array, arrivedMs: number): void {
-    const err = this.core.receive(data, performance.now(), arrivedMs);
+    const t0 = performance.now();
+    const err = this.core.receive(data, t0, arrivedMs);
     // A server's ping is answered now, not at the next frame, and without
     // advancing the simulation: the server writes its ping, its heartbeat
     // and its pongs together, and this thread stamps each message when it
@@ -143,6 +146,7 @@ class CoreWorker {
       this.info();
     }
     if (err && !this.stopping()) console.warn("webtron:", err);
+    this.recvMs += performance.now() - t0;
   }
 
   /** stopping: the connection is closing for good (the server said why). */
@@ -164,14 +168,18 @@ class CoreWorker {
   }
 
   private frame(spare: ArrayBuffer | null): void {
+    const t0 = performance.now();
     let out: Uint8Array | null = null;
-    if (this.update(performance.now())) {
+    if (this.update(t0)) {
       out = this.core.frame(spare && spare.byteLength > 0 ? new Uint8Array(spare) : null);
     }
     const gen = this.gen;
-    if (out) scope.postMessage({ t: "frame", buf: out.buffer as ArrayBuffer, n: out.byteLength, gen }, [out.buffer as ArrayBuffer]);
-    else if (spare) scope.postMessage({ t: "frame", buf: spare, n: 0, gen }, [spare]);
-    else scope.postMessage({ t: "frame", buf: new ArrayBuffer(0), n: 0, gen });
+    const work = performance.now() - t0;
+    const recv = this.recvMs;
+    this.recvMs = 0;
+    if (out) scope.postMessage({ t: "frame", buf: out.buffer as ArrayBuffer, n: out.byteLength, work, recv, gen }, [out.buffer as ArrayBuffer]);
+    else if (spare) scope.postMessage({ t: "frame", buf: spare, n: 0, work, recv, gen }, [spare]);
+    else scope.postMessage({ t: "frame", buf: new ArrayBuffer(0), n: 0, work, recv, gen });
   }
 
   /** resync drops the session and joins again with the token: the server sends a fresh snapshot. */
