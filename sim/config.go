@@ -76,6 +76,12 @@ type Config struct {
 	// one with two or more, as Armagetron's dedicated server switches between
 	// its SP_ settings and the others.
 	SP, MP Set
+
+	// Map is the arena when it is not Armagetron's square map (MAP_FILE):
+	// its walls, spawn points and zones; nil plays the square. It travels
+	// with the rules in every snapshot, so a joining client plays the same
+	// arena.
+	Map *Map
 }
 
 // Set is the part of the rules Armagetron keeps once for single player (SP_
@@ -265,6 +271,16 @@ func (c *Config) Validate() error {
 		}
 		if size := c.arena(s); size < 10*Meter || size > 10_000*Meter {
 			return errors.New("sim: the arena at SIZE_FACTOR " + itoa(s.SizeFactor) + " would be " + itoa(size/Meter) + " m; it must be 10 m..10 km")
+		}
+		if c.Map != nil {
+			if why := c.Map.validate(); why != "" {
+				return errors.New("sim: " + why)
+			}
+			x0, y0, x1, y1 := c.Map.bounds()
+			side := c.arena(s)
+			if size := mulDiv(max(x1-x0, y1-y0), side, 500*Unit); size < 10*Meter || size > 10_000*Meter {
+				return errors.New("sim: the map at SIZE_FACTOR " + itoa(s.SizeFactor) + " would be " + itoa(size/Meter) + " m across; it must be 10 m..10 km")
+			}
 		}
 	}
 	return nil

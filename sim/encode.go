@@ -6,7 +6,7 @@ import (
 )
 
 // stateMagic starts every encoded state; the digit is the format version.
-const stateMagic = "WTS3"
+const stateMagic = "WTS4"
 
 // ErrCorrupt is returned (wrapped, with detail) by UnmarshalState for input
 // that is truncated, malformed, or describes an impossible state.
@@ -53,6 +53,7 @@ func (s *State) AppendBinary(b []byte) []byte {
 	b = append(b, stateMagic...)
 	e := encoder{b: b}
 	s.cfg.visit(&e)
+	e.mapOf(s.cfg.Map)
 	s.c.visit(&e)
 	for _, w := range s.RoundWalls() {
 		for _, v := range [...]int64{w.X1, w.Y1, w.X2, w.Y2, w.Odo, w.T1, w.T2} {
@@ -78,6 +79,7 @@ func UnmarshalState(b []byte) (*State, error) {
 	d := decoder{b: b[len(stateMagic):]}
 	var cfg Config
 	cfg.visit(&d)
+	cfg.Map = d.mapOf()
 	if d.err != nil {
 		return nil, d.err
 	}

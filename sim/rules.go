@@ -15,4 +15,5 @@ package sim
 // 5: a dead cycle's walls stay deadly 0.2 s past WALLS_STAY_UP_DELAY (issue 24).
 // 6: with no rubber left (or none granted) a cycle rides into the wall at its speed (issue 24).
 // 7: players of one machine are not enemies (ALLOW_ENEMIES_SAME_IP; issue 24).
-const RulesVersion = 7
+// 8: Armagetron's maps (Config.Map: walls at any angle, spawn points; issue 24).
+const RulesVersion = 8

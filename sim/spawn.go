@@ -37,8 +37,12 @@ func (s *State) layout() {
 	s.assignTeams()
 	d := s.dv()
 	var teams, human uint32
-	var uses [spawnPoints]int64
-	var pointOf [MaxPlayers]int8 // team -> spawn point, -1 none yet
+	var uses [maxMapSpawns]int64
+	points := spawnPoints
+	if d.mp != nil {
+		points = len(d.mp.spawns)
+	}
+	var pointOf [MaxPlayers]int16 // team -> spawn point, -1 none yet
 	for t := range pointOf {
 		pointOf[t] = -1
 	}
@@ -55,10 +59,10 @@ func (s *State) layout() {
 		t := c.Team
 		teams |= 1 << t
 		if pointOf[t] < 0 || human&(1<<t) == 0 {
-			pointOf[t] = int8(leastUsed(&uses))
+			pointOf[t] = int16(leastUsed(uses[:points]))
 		}
 		k := int(pointOf[t])
-		px, py, dir := spawnPoint(k)
+		px, py, dir := s.spawnAt(k)
 		n := uses[k]
 		uses[k]++
 		// gSpawnPoint::Spawn: use n stands `away` rows back, on side d.
@@ -70,8 +74,8 @@ func (s *State) layout() {
 		// dir.Turn(back, -side*wingSide) as a complex product, times away.
 		ox := (fx*d.wingBack + fy*side*d.wingSide) * away
 		oy := (fy*d.wingBack - fx*side*d.wingSide) * away
-		x := min(max(px*d.arena/500-ox, 1), d.arena-1)
-		y := min(max(py*d.arena/500-oy, 1), d.arena-1)
+		x := min(max(px-ox, 1), d.arena-1)
+		y := min(max(py-oy, 1), d.arena-1)
 		*c = Cycle{
 			Present: c.Present, Human: c.Human, Machine: c.Machine, InRound: true, Alive: true, Braking: c.Braking, Dir: dir, Team: c.Team,
 			Killer: -1, Enemy: -1, Queue: c.Queue, QueueLen: c.QueueLen,
@@ -95,10 +99,23 @@ func popcount(v uint32) int {
 	return n
 }
 
+// spawnAt returns spawn point k of the round's map, in micrometres, and
+// the direction it faces: the square's points scaled with the arena
+// (SIZE_FACTOR), or the map's.
+func (s *State) spawnAt(k int) (x, y int64, dir uint8) {
+	d := s.dv()
+	if d.mp != nil {
+		p := d.mp.spawns[k]
+		return p.X, p.Y, p.Dir
+	}
+	x, y, dir = spawnPoint(k)
+	return x * d.arena / 500, y * d.arena / 500, dir
+}
+
 // leastUsed returns the first spawn point with the fewest uses.
-func leastUsed(uses *[spawnPoints]int64) int {
+func leastUsed(uses []int64) int {
 	best := 0
-	for k := 1; k < spawnPoints; k++ {
+	for k := 1; k < len(uses); k++ {
 		if uses[k] < uses[best] {
 			best = k
 		}

@@ -192,6 +192,7 @@ type setDerived struct {
 	explosion      int64 // EXPLOSION_RADIUS
 	wallsLength    int64
 	teamMaxPlayers int64
+	mp             *mapArena // Config.Map laid out at this set's size, nil for the square
 }
 
 // NewState returns a fresh state in PhaseWaiting with no players, or an error
@@ -250,6 +251,10 @@ func (s *State) derive() {
 			explosion:      st.ExplosionRadius,
 			wallsLength:    st.WallsLength,
 			teamMaxPlayers: st.TeamMaxPlayers,
+		}
+		if c.Map != nil {
+			sd.mp = scaleMap(c.Map, sd.arena)
+			sd.arena = sd.mp.side()
 		}
 		if c.SpeedMax > 0 {
 			sd.maxSpeed = min(MaxSpeed, base*c.SpeedMax/Unit)

@@ -35,15 +35,20 @@ func (s *State) checkZone() {
 }
 
 // openZone places the win zone: a point drawn uniformly in the middle
-// WIN_ZONE_RANDOMNESS of the arena on each axis (gArena::GetRandomPos).
+// WIN_ZONE_RANDOMNESS of the arena on each axis (gArena::GetRandomPos: of
+// the rim's bounds).
 func (s *State) openZone() {
-	a, f := s.dv().arena, s.cfg.WinZoneRandomness
+	d, f := s.dv(), s.cfg.WinZoneRandomness
+	w, h := d.arena, d.arena
+	if d.mp != nil { // the box of the map's walls (eWallRim::GetBounds)
+		w, h = d.mp.w, d.mp.h
+	}
 	s.c.Rng = splitmix(s.c.Rng)
 	rx := int64(s.c.Rng % Unit)
 	s.c.Rng = splitmix(s.c.Rng)
 	ry := int64(s.c.Rng % Unit)
-	at := func(r int64) int64 { return a * (r*f/Unit + (Unit-f)/2) / Unit }
-	s.c.ZoneTick, s.c.ZoneX, s.c.ZoneY = s.c.Tick, at(rx), at(ry)
+	at := func(a, r int64) int64 { return a * (r*f/Unit + (Unit-f)/2) / Unit }
+	s.c.ZoneTick, s.c.ZoneX, s.c.ZoneY = s.c.Tick, at(w, rx), at(h, ry)
 }
 
 // Zone returns where the win zone is and its radius now, or ok false while it
