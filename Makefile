@@ -8,7 +8,7 @@ WASMEXEC := $(shell $(GO) env GOROOT)/lib/wasm
 # The packages whose code the browser runs: their tests also run under js/wasm.
 WASM_PKGS := ./sim/ ./bot/ ./history/ ./client/ ./proto/ ./clock/ ./replay/playback/ ./web/wasm/
 
-.PHONY: all build web run test test-native test-amd64 test-wasm test-browser vet bench chromium firefox nats-server
+.PHONY: all build web run test test-native test-amd64 test-wasm test-browser vet bench chromium firefox nats-server armagetron-maps
 
 all: build
 
@@ -30,8 +30,8 @@ vet:
 	$(GO) vet ./...
 
 # The cluster tests run three Debian nats-server processes (installed when
-# missing) beside the embedded ones.
-test-native: nats-server
+# missing) beside the embedded ones; the map tests Armagetron's stock maps.
+test-native: nats-server armagetron-maps
 	$(GO) test -count=1 ./...
 
 # The golden hashes must not depend on the instruction set level.
@@ -41,7 +41,7 @@ test-amd64:
 
 # The browser runs the simulation compiled to WebAssembly: same tests, same
 # golden hashes, in Node; and `webtron sim` must print the same hash.
-test-wasm:
+test-wasm: armagetron-maps
 	PATH="$(WASMEXEC):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 -short $(WASM_PKGS)
 	./scripts/sim-wasm-check.sh
 
@@ -60,6 +60,11 @@ firefox: e2e/firefox/node_modules/.package-lock.json
 
 e2e/firefox/node_modules/.package-lock.json: e2e/firefox/package-lock.json
 	cd e2e/firefox && npm ci --no-audit --no-fund
+
+# Armagetron's ten stock maps, from Debian's armagetronad-common, for the
+# map tests (aamap, sim, bot); none is copied into the repository.
+armagetron-maps:
+	@./scripts/install-armagetron-maps.sh
 
 nats-server:
 	@command -v nats-server >/dev/null 2>&1 || ./scripts/install-nats-server.sh

@@ -50,6 +50,10 @@ type File struct {
 	// over them.
 	ServerSet map[string]bool
 	Warnings  []string // unknown or unsupported names, with file and line
+
+	// MapFile is MAP_FILE: the Armagetron map to play (package aamap loads
+	// it and puts it in Sim), as the file wrote it; empty for the square.
+	MapFile string
 }
 
 // ErrSettings is wrapped by every error Parse returns.
@@ -107,6 +111,13 @@ func Parse(r io.Reader, name string) (*File, error) {
 			continue
 		}
 		key := strings.ToUpper(words[0])
+		if key == "MAP_FILE" {
+			if len(words) < 2 || strings.HasPrefix(words[1], "#") {
+				return nil, fmt.Errorf("%w: %s: MAP_FILE has no value", ErrSettings, where)
+			}
+			out.MapFile = words[1]
+			continue
+		}
 		s, ok := table[key]
 		if !ok {
 			if len(out.Warnings) == maxUnknown {
@@ -182,4 +193,38 @@ func Write(w io.Writer, entries []Entry) error {
 		fmt.Fprintf(bw, "# %s%s\n%s %s\n", e.Meaning, unit, e.Name, e.Value)
 	}
 	return bw.Flush()
+}
+
+// ParseFixed reads a decimal such as "-0.25", "30" or ".1" as a whole
+// number of 1/scale, exactly (no float), rounding half away from zero:
+// settings and map files read their numbers with it.
+func ParseFixed(s string, scale int64) (int64, error) { return parseFixed(s, scale) }
+
+// Apply sets the rule name (Armagetron's name, any case) to value in cfg, as
+// a settings file's line would: a map's Settings go through it. A name
+// Webtron does not have, or a server knob (which a map does not set), is
+// a warning, not an error; a bad value is an error.
+func Apply(cfg *sim.Config, name, value string) (warning string, err error) {
+	key := strings.ToUpper(name)
+	s, ok := byName()[key]
+	switch {
+	case !ok:
+		why := "not a Webtron setting"
+		if reason, known := unsupported(key); known {
+			why = reason
+		}
+		return key + ": " + why + " (ignored)", nil
+	case s.server:
+		return key + ": a server setting, not a map's (ignored)", nil
+	}
+	v, err := parseValue(value, s.unit)
+	if err == nil {
+		err = s.check(v)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: %s %s: %v", ErrSettings, key, value, err)
+	}
+	var srv Server
+	*s.field(cfg, &srv) = v
+	return "", nil
 }

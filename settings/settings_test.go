@@ -249,3 +249,31 @@ func TestAIIQ(t *testing.T) {
 		t.Errorf("warnings %q", f.Warnings)
 	}
 }
+
+// TestMapFileAndApply checks MAP_FILE (kept as written, for package aamap
+// to load) and Apply, which a map's Settings go through: a known rule is
+// set, an unknown name or a server knob is a warning, a bad value an error.
+func TestMapFileAndApply(t *testing.T) {
+	f, err := Parse(strings.NewReader("MAP_FILE Z-Man/fortress/sumo_4x4-0.1.1.aamap.xml\n"), "f")
+	if err != nil || f.MapFile != "Z-Man/fortress/sumo_4x4-0.1.1.aamap.xml" {
+		t.Fatalf("MAP_FILE: %q, %v", f.MapFile, err)
+	}
+	if _, err := Parse(strings.NewReader("MAP_FILE\n"), "f"); err == nil {
+		t.Error("MAP_FILE without a value was accepted")
+	}
+	cfg := sim.DefaultConfig()
+	if w, err := Apply(&cfg, "win_zone_expansion", "0"); w != "" || err != nil || cfg.WinZoneExpansion != 0 {
+		t.Errorf("WIN_ZONE_EXPANSION 0: %q, %v, %d", w, err, cfg.WinZoneExpansion)
+	}
+	if w, err := Apply(&cfg, "SP_SIZE_FACTOR", "-2"); w != "" || err != nil || cfg.SP.SizeFactor != -2 {
+		t.Errorf("SP_SIZE_FACTOR -2: %q, %v, %d", w, err, cfg.SP.SizeFactor)
+	}
+	for _, name := range []string{"TEAMS_MIN", "MAP_FILE_OVERRIDE", "TICK_RATE"} {
+		if w, err := Apply(&cfg, name, "2"); w == "" || err != nil {
+			t.Errorf("%s: warning %q, error %v; want a warning", name, w, err)
+		}
+	}
+	if _, err := Apply(&cfg, "CYCLE_SPEED", "fast"); err == nil || !errors.Is(err, ErrSettings) {
+		t.Errorf("CYCLE_SPEED fast: %v", err)
+	}
+}

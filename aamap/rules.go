@@ -1,0 +1,133 @@
+package aamap
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"webtron/settings"
+	"webtron/sim"
+)
+
+// ResourceDir is where Debian's armagetronad-common installs Armagetron's
+// stock maps (scripts/install-armagetron-maps.sh): a MAP_FILE that is not
+// found as given is looked up there, as Armagetron looks a map up among its
+// resources ("Z-Man/fortress/sumo_4x4-0.1.1.aamap.xml").
+const ResourceDir = "/usr/share/games/armagetronad/resource/included"
+
+// Find returns the path of map file name: as given (relative to dir when
+// not absolute and dir is not empty), else under ResourceDir.
+func Find(name, dir string) (string, error) {
+	try := []string{name}
+	if !filepath.IsAbs(name) {
+		if dir != "" {
+			try[0] = filepath.Join(dir, name)
+		}
+		try = append(try, filepath.Join(ResourceDir, name))
+	}
+	for _, p := range try {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%w: map file %s not found (looked in %v)", ErrMap, name, try)
+}
+
+// Sim returns the map as the simulation plays it: each Wall's consecutive
+// Points as straight pieces (a repeated point draws nothing, as in
+// Armagetron), each spawn facing the axis nearest its direction, the zones.
+// Cycles drive along four axes whatever Axes says (docs/physics.md,
+// deviations).
+func (m *Map) Sim() *sim.Map {
+	out := &sim.Map{Axes: int64(m.Axes)}
+	for _, pts := range m.Walls {
+		for k := 1; k < len(pts); k++ {
+			a, b := pts[k-1], pts[k]
+			if a != b {
+				out.Walls = append(out.Walls, sim.MapWall{X1: a.X, Y1: a.Y, X2: b.X, Y2: b.Y})
+			}
+		}
+	}
+	for _, s := range m.Spawns {
+		out.Spawns = append(out.Spawns, sim.MapSpawn{X: s.X, Y: s.Y, Dir: s.axis()})
+	}
+	for _, z := range m.Zones {
+		e := uint8(sim.ZoneDeath)
+		switch z.Effect {
+		case EffectWin:
+			e = sim.ZoneWin
+		case EffectFortress:
+			e = sim.ZoneFortress
+		}
+		out.Zones = append(out.Zones, sim.MapZone{Effect: e, X: z.X, Y: z.Y, Radius: z.Radius, Growth: z.Growth})
+	}
+	return out
+}
+
+// axis returns the one of the four axes (0 east, 1 north, 2 west, 3 south)
+// nearest the spawn's direction, as Armagetron's eAxis::NearestWinding
+// picks a cycle's winding: between two as near, the first of its windings,
+// which run south, west, north, east; so the larger of our numbers.
+func (s Spawn) axis() uint8 {
+	if s.HasAngle {
+		// Degrees in millionths, 0 east, counter-clockwise, as cos and sin
+		// in gParser::myxmlGetDirection.
+		const full = 360 * Unit
+		a := (s.Angle%full + full) % full
+		q, r := a/(90*Unit), a%(90*Unit)
+		switch {
+		case r > 45*Unit:
+			q++
+		case r == 45*Unit && q == 3: // between south and east: south
+			return 3
+		case r == 45*Unit:
+			q++
+		}
+		return uint8(q % 4)
+	}
+	ax, ay := abs(s.DX), abs(s.DY)
+	h, v := uint8(0), uint8(1) // east or west, north or south
+	if s.DX < 0 {
+		h = 2
+	}
+	if s.DY < 0 {
+		v = 3
+	}
+	switch {
+	case ax > ay:
+		return h
+	case ay > ax:
+		return v
+	case h == 0 && v == 3:
+		return 3 // south before east
+	}
+	return max(h, v)
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// Apply plays the map under cfg: its settings over cfg's (Armagetron loads
+// them after the server's configuration), then its arena (cfg.Map). It
+// returns a warning for each setting Webtron does not have; a bad value or
+// an arena the rules cannot hold is an error.
+func (m *Map) Apply(cfg *sim.Config) (warnings []string, err error) {
+	for _, s := range m.Settings {
+		w, err := settings.Apply(cfg, s.Name, s.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%w: map setting: %v", ErrMap, err)
+		}
+		if w != "" {
+			warnings = append(warnings, "map setting "+w)
+		}
+	}
+	cfg.Map = m.Sim()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMap, err)
+	}
+	return warnings, nil
+}
