@@ -203,7 +203,11 @@ type Node struct {
 
 	kvMu  sync.Mutex
 	kv    jetstream.KeyValue // nil until the bucket is ready
-	ready chan struct{}      // closed once the bucket is ready
+	hist  jetstream.Stream   // the history stream; nil until ready
+	ready chan struct{}      // closed once the bucket and the history stream are ready
+
+	histGen atomic.Uint64  // numbers this run's history writers
+	histWG  sync.WaitGroup // the history writers
 
 	leader     atomic.Pointer[string] // the lease stream's leader (leaderLoop)
 	forgedLog  atomic.Int64           // when a forged heartbeat was last logged (unix ns)
@@ -374,10 +378,12 @@ func (n *Node) Incarnation() string { return n.inc }
 // Ready is closed once the lease bucket can be used.
 func (n *Node) Ready() <-chan struct{} { return n.ready }
 
-// Close stops announcing and renewing (leases still held expire or are
-// taken over; Release them first to hand rooms on at once), says goodbye so
-// the lobby forgets this node now, and stops the embedded server.
+// Close lets the history writers that were closed finish (2 s at most),
+// stops announcing and renewing (leases still held expire or are taken
+// over; Release them first to hand rooms on at once), says goodbye so the
+// lobby forgets this node now, and stops the embedded server.
 func (n *Node) Close() {
+	n.closeHistories(2 * time.Second)
 	n.stop()
 	n.wg.Wait()
 	n.reg.bye(n)

@@ -62,7 +62,8 @@ func (t *leaseTable) init() {
 	t.pending = map[string]chan struct{}{}
 }
 
-// openBucket makes (or finds) the lease bucket, retrying until it works:
+// openBucket makes (or finds) the lease bucket and the history stream
+// (history.go), retrying until they work:
 // a JetStream cluster answers only once a quorum of its servers is up, and
 // a bucket of 3 replicas needs 3 servers.
 func (n *Node) openBucket() {
@@ -81,10 +82,14 @@ func (n *Node) openBucket() {
 				kv, err = kv2, nil
 			}
 		}
+		var hist jetstream.Stream
+		if err == nil {
+			hist, err = n.openHistory(ctx)
+		}
 		cancel()
 		if err == nil {
 			n.kvMu.Lock()
-			n.kv = kv
+			n.kv, n.hist = kv, hist
 			n.kvMu.Unlock()
 			close(n.ready)
 			n.log.Info("cluster: lease bucket ready", "bucket", Bucket, "replicas", n.opt.Replicas, "ttl", n.opt.LeaseTTL)

@@ -334,6 +334,13 @@ type Metrics struct {
 	Losses         atomic.Uint64 // leases found held by another node
 	HeartbeatBytes atomic.Uint64 // heartbeat payload bytes sent
 	Forged         atomic.Uint64 // heartbeats dropped: not signed with the cluster's secret
+
+	HistoryBatches atomic.Uint64 // history batches stored (history.go)
+	HistoryRecords atomic.Uint64 // history records stored
+	HistoryBytes   atomic.Uint64 // history batch bytes stored
+	HistoryDropped atomic.Uint64 // history records refused: a room's queue was full
+	HistoryLost    atomic.Uint64 // rooms given up: another node continued their history
+	HistoryForged  atomic.Uint64 // messages in rooms' histories not signed with the cluster's secret, or out of their chain
 }
 
 // Metrics returns the node's counters.

@@ -25,7 +25,9 @@ import (
 //     (made at start): routes are mutual TLS with no certificate to make by
 //     hand, and a server without the secret cannot complete the handshake;
 //   - the heartbeat key, an HMAC over each heartbeat: a node trusts (places
-//     rooms on, proxies players to) only nodes whose heartbeats carry it.
+//     rooms on, proxies players to) only nodes whose heartbeats carry it;
+//   - the history key, an HMAC over each batch of a room's history: a node
+//     rebuilds a room only from batches that carry it (history.go).
 //
 // The operator may give certificates instead of the derived ones (TLSFiles);
 // the password and the heartbeat key come from the secret all the same.
@@ -45,6 +47,7 @@ type keys struct {
 	id        string // a public fingerprint of the secret, logged to compare nodes'
 	routePass string
 	beat      []byte // heartbeat HMAC key
+	history   []byte // rooms' history HMAC key (history.go)
 	ca        ed25519.PrivateKey
 }
 
@@ -59,6 +62,7 @@ func deriveKeys(secret []byte) keys {
 		id:        hex.EncodeToString(derive(secret, "webtron secret id")[:4]),
 		routePass: hex.EncodeToString(derive(secret, "webtron route password")),
 		beat:      derive(secret, "webtron heartbeat"),
+		history:   derive(secret, "webtron history"),
 		ca:        ed25519.NewKeyFromSeed(derive(secret, "webtron route CA")),
 	}
 }

@@ -115,12 +115,25 @@ type Authority struct {
 	floor   [sim.MaxPlayers]int64 // earliest tick still open to the player's events; never decreases
 	active  [sim.MaxPlayers]bool  // player slot in use (finality waits for it)
 	seqs    [sim.MaxPlayers]seqLog
+	hold    int64 // finality stays before this tick (SetHold)
 }
 
 // NewAuthority wraps a timeline that keeps a confirmed state.
 func NewAuthority(tl *Timeline, maxLead int64) *Authority {
-	return &Authority{TL: tl, MaxLead: maxLead}
+	return &Authority{TL: tl, MaxLead: maxLead, hold: noDirty}
 }
+
+// SetHold keeps finality before tick: no tick at or after it is declared
+// final (Final) or stepped by the confirmed state, whatever the players'
+// floors allow. A room whose history is replicated holds finality at what
+// is durable, so that nothing a client saw confirmed can be lost with the
+// node (docs/netcode.md, section 8). It never moves finality back: ticks
+// already final stay so. NoHold lifts it.
+func (a *Authority) SetHold(tick int64) { a.hold = tick }
+
+// NoHold is the hold of an authority whose finality waits for nothing but
+// its players (SetHold).
+const NoHold = noDirty
 
 // Now is the server's present tick: the next one it will simulate.
 func (a *Authority) Now() int64 { return a.TL.Present() }
@@ -219,7 +232,9 @@ func (a *Authority) Server(ev sim.Event) int64 {
 }
 
 // Final returns the newest tick through which player p's inputs are final.
-func (a *Authority) Final(p int) int64 { return a.earliest(p) - 1 }
+func (a *Authority) Final(p int) int64 {
+	return max(min(a.earliest(p), a.hold), a.TL.Confirmed().Tick()) - 1
+}
 
 // Tick simulates up to tick now (exclusive), rolling back first if late
 // events arrived, then advances each player's floor and finalizes every tick
@@ -229,7 +244,7 @@ func (a *Authority) Tick(now int64) (int64, error) {
 	if err != nil {
 		return depth, errwrap.New("history: server timeline: "+err.Error(), err)
 	}
-	final := now
+	final := min(now, a.hold)
 	for p := range a.floor {
 		a.floor[p] = a.earliest(p)
 		if a.active[p] {

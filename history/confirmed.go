@@ -88,6 +88,11 @@ func (t *Timeline) Round() RoundRecord {
 	}
 }
 
+// RoundStart returns the tick at which the confirmed round started and the
+// confirmed state then, encoded (shared: do not modify it). A timeline
+// starts with its first state as a round's start.
+func (t *Timeline) RoundStart() (tick int64, state []byte) { return t.roundTick, t.roundSnap }
+
 // JoinData is what a newcomer or a resynced client needs: the confirmed state
 // encoded now, and every event logged at or after its tick (some of them still
 // in the server's future). Replaying them brings it to the present.

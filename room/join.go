@@ -1,7 +1,7 @@
 package room
 
 import (
-	"bytes"
+	"crypto/subtle"
 	"strconv"
 	"strings"
 	"time"
@@ -50,8 +50,10 @@ func (r *Room) join(c ConnID, h *proto.Hello, arrived, now time.Duration) *proto
 		return nil
 	}
 	if len(h.Token) > 0 {
+		sum := tokenSum(h.Token)
 		for p, m := range r.members {
-			if m != nil && m.bot == nil && bytes.Equal(m.token, h.Token) {
+			if m != nil && m.bot == nil && subtle.ConstantTimeCompare(m.tokenSum[:], sum[:]) == 1 {
+				m.token = h.Token // a rebuilt room knew only its sum
 				if m.conn != 0 {
 					delete(r.byConn, m.conn)
 					r.tr.Close(m.conn, &proto.Error{Code: proto.CloseReplaced, Text: "reconnected elsewhere"})
@@ -75,7 +77,9 @@ func (r *Room) join(c ConnID, h *proto.Hello, arrived, now time.Duration) *proto
 		return &proto.Error{Code: proto.CloseRoomFull, Text: ErrRoomFull.Error()}
 	}
 	m := &member{conn: c, player: p, name: name, token: newToken(), origin: r.origins[c]}
+	m.tokenSum = tokenSum(m.token)
 	m.machine = r.machineOf(m.origin)
+	r.jn.seats = true
 	delete(r.origins, c)
 	r.members[p] = m
 	r.rec.seat(p, name, false)
@@ -184,6 +188,7 @@ func (r *Room) history(tick int64, snap []byte, evs []history.TickEvent) proto.H
 // once: otherwise a hello and a hang-up hold a seat for the whole grace, and
 // a few of them lock a room.
 func (r *Room) Leave(c ConnID, now time.Duration) {
+	defer r.journalSeats()
 	r.now = now
 	delete(r.origins, c)
 	if _, ok := r.specs[c]; ok {
@@ -264,6 +269,7 @@ func (r *Room) noteRiding(m *member) {
 func (r *Room) free(p int) {
 	r.serverEvent(sim.Event{Kind: sim.EvLeave, Player: uint8(p)})
 	r.members[p] = nil
+	r.jn.seats = true
 	r.forgetNet(p)
 	r.rosterDirty = true
 	r.fillBots()
@@ -298,6 +304,7 @@ func (r *Room) fillBots() {
 	for p := len(r.members) - 1; p >= 0 && have > want; p-- {
 		if m := r.members[p]; m != nil && m.bot != nil && !m.leaving {
 			m.leaving = true
+			r.jn.seats = true
 			have--
 		}
 	}
@@ -308,6 +315,7 @@ func (r *Room) fillBots() {
 		if r.members[p] == nil && !r.tl.State().Cycle(p).Present {
 			r.members[p] = &member{player: p, name: botName(p), bot: r.newBot(p)}
 			r.rec.seat(p, botName(p), true)
+			r.jn.seats = true
 			r.serverEvent(sim.Event{Kind: sim.EvJoin, Player: uint8(p)})
 			have++
 			r.rosterDirty = true
@@ -331,6 +339,7 @@ func (r *Room) seatBots() {
 		if m != nil && m.bot != nil && m.leaving {
 			r.serverEvent(sim.Event{Kind: sim.EvLeave, Player: uint8(p)})
 			r.members[p] = nil
+			r.jn.seats = true
 			r.rosterDirty = true
 		}
 	}

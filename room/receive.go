@@ -32,6 +32,7 @@ func (r *Room) Receive(c ConnID, msg proto.Message, now time.Duration) *proto.Er
 // join (a cluster's lease work), so the clocks and the charity see no hold
 // at all.
 func (r *Room) ReceiveAt(c ConnID, msg proto.Message, arrived, now time.Duration) *proto.Error {
+	defer r.journalSeats()
 	arrived = min(arrived, now)
 	r.now = now
 	p, isPlayer := r.byConn[c]
@@ -228,6 +229,13 @@ func (r *Room) broadcastEvents(acc *proto.Accepted) {
 	r.recent[acc.Seq%uint64(len(r.recent))] = recentBcast{seq: acc.Seq, msg: b}
 	r.sendAll(b)
 	r.noteBroadcast(acc)
+	if r.jn.j != nil {
+		evs := make([]history.TickEvent, len(acc.Events))
+		for i, e := range acc.Events {
+			evs[i] = history.TickEvent{Tick: int64(e.Tick), Ev: e.Event}
+		}
+		r.journalEvents(evs)
+	}
 }
 
 // resend answers a client that missed broadcasts (datagram transports); what

@@ -77,6 +77,11 @@ type Config struct {
 	// OnDesync receives the reproduction of a desync: the joining data a
 	// resync sent, plus the tick and the two hashes.
 	OnDesync func(d Desync)
+	// Journal, when set, receives the room's history as it is made, and
+	// finality waits for it (journal.go); EpochWall is the wall-clock time
+	// of tick 0 it records (Unix nanoseconds).
+	Journal   Journal
+	EpochWall int64
 }
 
 // Desync describes a client whose confirmed hash differed from the server's.
@@ -157,6 +162,7 @@ type member struct {
 	bot       *bot.Bot
 	leaving   bool // bot giving its seat up at the next round
 	token     []byte
+	tokenSum  [32]byte      // SHA-256 of token: all a rebuilt room knows of it (Restore) until it comes back
 	dropped   time.Duration // when the connection dropped (conn == 0 for a human)
 	rode      bool          // has been in a round in play: only then is the seat held for a reconnect
 	rtt       clock.RTTFilter
@@ -241,6 +247,7 @@ type Room struct {
 	pongs  []heldPong    // answers to pings, sent with the next heartbeat
 	now    time.Duration // the time of the call being handled
 	rec    recorder
+	jn     journal
 	buf    []byte
 	Stats  Stats
 }
@@ -272,6 +279,9 @@ type Stats struct {
 	Resent                                          int64   // broadcasts sent again on a client's request (lost datagrams)
 	RollbackTicks                                   []int64 // server rollback depth per accepted late event, drained by the owner
 	BytesOut, BytesIn                               int64
+	// JournalDegraded counts the Ticks whose finality did not wait for the
+	// journal, which was behind by more than maxHold or had a gap.
+	JournalDegraded int64
 }
 
 // New makes a room whose tick 0 starts at now, reaching its connections
@@ -282,15 +292,29 @@ func New(name string, cfg Config, now time.Duration, tr Transport) (*Room, error
 	if err != nil {
 		return nil, err
 	}
-	r := &Room{Name: name, cfg: cfg, tr: tr, epoch: now, now: now, byConn: map[ConnID]int{}, specs: map[ConnID]*spectator{}, origins: map[ConnID]string{}}
+	r, err := newRoom(name, cfg, now, now, tr, s)
+	if err != nil {
+		return nil, err
+	}
+	r.journalBase() // the journal starts with the room's first state
+	r.fillBots()
+	r.journalSeats()
+	return r, nil
+}
+
+// newRoom makes a room from state s (taken over), tick 0 at epoch, at time
+// now; cfg has its defaults.
+func newRoom(name string, cfg Config, epoch, now time.Duration, tr Transport, s *sim.State) (*Room, error) {
+	r := &Room{Name: name, cfg: cfg, tr: tr, epoch: epoch, now: now, byConn: map[ConnID]int{}, specs: map[ConnID]*spectator{}, origins: map[ConnID]string{}}
 	r.dt = time.Second / time.Duration(cfg.Sim.TickRate)
+	var err error
 	r.tl, err = history.New(s, history.Options{Confirmed: true, OnRound: r.onRound, Lazy: true,
 		Window: int64((cfg.MaxLenient + cfg.MaxLead + time.Second) / r.dt)})
 	if err != nil {
 		return nil, err
 	}
 	r.auth = history.NewAuthority(r.tl, int64(cfg.MaxLead/r.dt))
-	r.fillBots()
+	r.jn.j, r.jn.round = cfg.Journal, -1 // the first base entry starts a round's history
 	return r, nil
 }
 

@@ -15,6 +15,7 @@ import (
 // client.
 func (r *Room) Tick(now time.Duration) error {
 	r.now = now
+	r.holdFinality()
 	target := int64((now - r.epoch) / r.dt)
 	for r.auth.Now() < target {
 		if _, err := r.auth.Tick(r.auth.Now() + 1); err != nil {
@@ -25,6 +26,7 @@ func (r *Room) Tick(now time.Duration) error {
 			return err
 		}
 	}
+	r.journalTick()
 	r.handBackDue(now)
 	every := r.cfg.QuietHeartbeat
 	if r.inputsSinceHeartbeat() {

@@ -209,6 +209,7 @@ func (s *Server) evict(name string, r reason) {
 	s.log.Info("server: room closed", "room", name, "reason", r.label)
 	select {
 	case h.inbox <- inbound{fn: func(*room.Room) {
+		h.moved = r == reasonMoved // its history goes on elsewhere: leave it be
 		for _, c := range h.conns {
 			c.close(r)
 		}

@@ -95,6 +95,11 @@ type Config struct {
 	// lobby (server/cluster.go); nil is a single node without NATS.
 	// Its Logger, OnLost and Status are the server's own.
 	Cluster *cluster.Options
+	// EphemeralRooms, in a cluster, replicates no room's history: a room
+	// dies with its node, as before issue 26 (docs/deploy.md). Otherwise
+	// every room writes its history to the cluster as it is made, and the
+	// node that takes a dead node's room over carries its round on.
+	EphemeralRooms bool
 }
 
 // ErrConfig is wrapped by every configuration error.

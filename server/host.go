@@ -85,6 +85,13 @@ type roomHost struct {
 
 	// The room's labelled counters, looked up once rather than every tick.
 	accepted, postponed, refused, resent prometheus.Counter
+
+	// In a cluster: the room's journal writer (journal.go), and whether
+	// the room moved to another node (its journal is theirs now).
+	hist  *cluster.History
+	moved bool
+	epoch time.Duration   // the room's tick 0 on the server's clock
+	props []time.Duration // arrivals of the proposals handled since the last send
 }
 
 // teams describes the room's teams from its confirmed state, as the roster
@@ -163,8 +170,11 @@ func newRoomHost(s *Server, name string, seed uint64, practice int) (*roomHost, 
 	h.skill = cfg.BotSkill
 	cfg.OnRound = h.onRound
 	cfg.OnDesync = h.onDesync
-	r, err := room.New(name, cfg, s.now(), h)
+	h.epoch = s.now()
+	s.openJournal(h, &cfg, cluster.Chain{})
+	r, err := room.New(name, cfg, h.epoch, h)
 	if err != nil {
+		h.closeJournal()
 		return nil, err
 	}
 	h.room = r
@@ -213,11 +223,16 @@ func (h *roomHost) flush() {
 // through the inbox, output goes to non-blocking queues.
 func (h *roomHost) run() {
 	defer close(h.done)
+	defer h.closeJournal()
 	defer h.recoverCrash()
 	t := time.NewTimer(h.untilWake())
 	defer t.Stop()
+	lost := h.lostJournal()
 	for {
 		select {
+		case <-lost:
+			lost = nil
+			go h.srv.evict(h.name, reasonMoved)
 		case <-t.C:
 			h.drainLater()
 			if !h.tick(true) {
@@ -278,12 +293,28 @@ func (h *roomHost) drain(in inbound) {
 			h.drainLater()
 			h.settle(h.srv.now())
 			h.publishJoins()
+			h.timeProposals()
 			return
 		}
 	}
 	h.drainLater()
 	h.settle(h.srv.now())
 	h.publishJoins()
+	h.timeProposals()
+}
+
+// timeProposals measures, for the proposals just handled, the time from
+// their arrival to their answers' hand-over to the connections' writers
+// (MetricProposalBroadcast).
+func (h *roomHost) timeProposals() {
+	if len(h.props) == 0 {
+		return
+	}
+	now := h.srv.now()
+	for _, at := range h.props {
+		h.srv.metrics.proposalBroadcast.Observe((now - at).Seconds())
+	}
+	h.props = h.props[:0]
 }
 
 // publish stores the room's population for /api/rooms and the gauges,
@@ -343,6 +374,9 @@ func (h *roomHost) handle(in inbound) {
 		h.conns[in.c.id] = in.c
 		if in.msg.Type() == proto.TypeHello && in.c.addr.IsValid() {
 			h.room.Origin(in.c.id, in.c.addr.String())
+		}
+		if in.msg.Type() == proto.TypePropose && in.at > 0 {
+			h.props = append(h.props, in.at)
 		}
 		if e := h.room.ReceiveAt(in.c.id, in.msg, arrival(in.at, now), now); e != nil {
 			in.c.close(errorReason(e))

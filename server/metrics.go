@@ -11,21 +11,24 @@ import (
 // metrics are the server's Prometheus series, on a registry of its own so
 // that several servers (tests) never collide in the global one.
 type metrics struct {
-	reg          *prometheus.Registry
-	tickDuration prometheus.Histogram
-	tickLateness prometheus.Histogram
-	rollback     prometheus.Histogram
-	events       *prometheus.CounterVec
-	desyncs      prometheus.Counter
-	roomPanics   prometheus.Counter
-	bytesIn      prometheus.Counter
-	bytesOut     prometheus.Counter
-	disconnects  *prometheus.CounterVec
-	rounds       prometheus.Counter
-	replays      *prometheus.CounterVec
-	conns        *prometheus.CounterVec // connections opened, by transport
-	datagrams    *prometheus.CounterVec // WebTransport datagrams sent, received, lost, resent
-	quicRefused  *prometheus.CounterVec // QUIC connections refused, by reason (quicGate)
+	reg *prometheus.Registry
+	// proposalBroadcast and durableDelay: a proposal's way to its
+	// broadcast, and a journal's acknowledgement (journal.go).
+	proposalBroadcast, durableDelay prometheus.Summary
+	tickDuration                    prometheus.Histogram
+	tickLateness                    prometheus.Histogram
+	rollback                        prometheus.Histogram
+	events                          *prometheus.CounterVec
+	desyncs                         prometheus.Counter
+	roomPanics                      prometheus.Counter
+	bytesIn                         prometheus.Counter
+	bytesOut                        prometheus.Counter
+	disconnects                     *prometheus.CounterVec
+	rounds                          prometheus.Counter
+	replays                         *prometheus.CounterVec
+	conns                           *prometheus.CounterVec // connections opened, by transport
+	datagrams                       *prometheus.CounterVec // WebTransport datagrams sent, received, lost, resent
+	quicRefused                     *prometheus.CounterVec // QUIC connections refused, by reason (quicGate)
 	// Reports from pages (clienterror.go): by kind, and those past the limits.
 	clientErrors        *prometheus.CounterVec
 	clientErrorsLimited prometheus.Counter
@@ -121,6 +124,8 @@ func newMetrics(s *Server) *metrics {
 	for _, r := range []string{"written", "failed", "dropped", "pruned"} {
 		m.replays.WithLabelValues(r)
 	}
+	m.proposalBroadcast, m.durableDelay = newDelaySummaries()
+	reg.MustRegister(m.proposalBroadcast, m.durableDelay)
 	reg.MustRegister(m.tickDuration, m.tickLateness, m.rollback, m.events, m.desyncs, m.roomPanics, m.bytesIn, m.bytesOut,
 		m.disconnects, m.rounds, m.replays, m.conns, m.datagrams, m.quicRefused, m.clientErrors, m.clientErrorsLimited)
 	gauge := func(name, help string, labels prometheus.Labels, f func(*popTotals) float64) {
