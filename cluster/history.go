@@ -268,6 +268,7 @@ type History struct {
 
 	appended uint64        // records taken by Append (the room's goroutine only)
 	durable  atomic.Uint64 // records acknowledged
+	acked    chan struct{} // a token after each acknowledgement (Acked)
 	// OnDurable, if set before the first Append, is called on the writer's
 	// goroutine for each record made durable, with when it was queued: the
 	// server measures the cost of a write-ahead with it.
@@ -290,7 +291,7 @@ type queued struct {
 func (n *Node) OpenHistory(room string, from Chain) *History {
 	h := &History{n: n, room: room, subject: historySubject(room),
 		writer: n.opt.Name + "/" + n.inc + "/" + strconv.FormatUint(n.histGen.Add(1), 10),
-		q:      make(chan queued, HistoryQueue), quit: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{}), chain: from}
+		q:      make(chan queued, HistoryQueue), acked: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{}), chain: from}
 	n.histWG.Add(1)
 	go h.run(from == Chain{})
 	return h
@@ -315,6 +316,15 @@ func (h *History) Append(rec Encoder, flags byte) (uint64, bool) {
 // stream's replicas has stored: it and every record before it survive this
 // node.
 func (h *History) Durable() uint64 { return h.durable.Load() }
+
+// Appended returns the number of the newest record Append took. Like
+// Append, it is for the room's goroutine only.
+func (h *History) Appended() uint64 { return h.appended }
+
+// Acked receives a token whenever records were made durable since it was
+// last read: a room that holds its output until its records are durable
+// (write-ahead) wakes on it rather than polling Durable.
+func (h *History) Acked() <-chan struct{} { return h.acked }
 
 // Lost is closed when another node has continued the room's history: this
 // node must close the room.
@@ -464,6 +474,10 @@ func (h *History) write(pending []queued) ([]queued, error) {
 			h.chain = Chain{Index: b.index, Sig: sig, Seq: seq}
 			last := pending[k-1]
 			h.durable.Store(last.n)
+			select {
+			case h.acked <- struct{}{}:
+			default:
+			}
 			h.n.metrics.HistoryBatches.Add(1)
 			h.n.metrics.HistoryRecords.Add(uint64(k))
 			h.n.metrics.HistoryBytes.Add(uint64(len(body)))

@@ -2,15 +2,17 @@
 # What replicating the rooms' histories costs (issue 26, docs/netcode.md
 # section 8): three nodes with embedded NATS on loopback, ROOMS rooms of 8
 # (4 headless players from `webtron bots` and 4 server bots), DURATION
-# seconds, run with --durable-rooms on and off; then the same with every
-# NATS route through `webtron relay --delay $DELAY` (a LAN's one-way delay).
-# For each run and each node holding rooms, it prints the median, p90 and
-# p99 of
-#   webtron_proposal_broadcast_seconds: a proposal's arrival to the
-#     broadcast of its decision (broadcast first: what players wait);
+# seconds, three ways: rooms not replicated (--durable-rooms=false),
+# replicated broadcasting first (the default) and replicated write-ahead
+# (--write-ahead); then the same with every NATS route through
+# `webtron relay --delay $DELAY` (a LAN's one-way delay). For each run and
+# each node holding rooms, it prints the median, p90 and p99 of
+#   webtron_proposal_broadcast_seconds: a proposal's arrival at the server
+#     to its answer's hand-over to the connections' writers (what players
+#     wait, beyond the network);
 #   webtron_history_durable_seconds: a batch of accepted events handed to
 #     the journal writer to its acknowledgement by a majority of the
-#     stream's replicas (what a write-ahead broadcast would add);
+#     stream's replicas;
 # and the bots' desyncs. Ports from PORT (default 8140) up.
 #
 #   scripts/durable-cost.sh
@@ -28,9 +30,10 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 
-# run NAME DURABLE RELAYED
+# run NAME MODE RELAYED (MODE: off, first or ahead)
 run() {
-	local name=$1 durable=$2 relayed=$3 routes="" i
+	local name=$1 mode=$2 relayed=$3 routes="" i durable=true ahead=false
+	case $mode in off) durable=false ;; ahead) ahead=true ;; esac
 	pids=()
 	for i in 1 2 3; do
 		if [ "$relayed" = 1 ]; then
@@ -45,7 +48,7 @@ run() {
 	for i in 1 2 3; do
 		"$out/webtron" serve --addr 127.0.0.1:$((PORT + i)) --node-name n$i --public-url http://127.0.0.1:$((PORT + i)) \
 			--nats-cluster 127.0.0.1:$((PORT + 10 + i)) --nats-routes "${routes%,}" --data "$out/$name-n$i" \
-			--bots 4 --seats 8 --max-conns-per-addr 0 --rooms-per-addr 0 --durable-rooms="$durable" \
+			--bots 4 --seats 8 --max-conns-per-addr 0 --rooms-per-addr 0 --durable-rooms="$durable" --write-ahead="$ahead" \
 			>"$out/$name-n$i.log" 2>&1 &
 		pids+=($!)
 	done
@@ -55,7 +58,7 @@ run() {
 	done
 	"$out/webtron" bots --url ws://127.0.0.1:$((PORT + 1)) --count $((ROOMS * 4)) --rooms "$ROOMS" --prefix "$name-" \
 		--duration "${DURATION}s" --transport websocket --json >"$out/$name-bots.json" 2>"$out/$name-bots.err" || true
-	echo "== $name: durable-rooms=$durable, routes $([ "$relayed" = 1 ] && echo "through relays, $DELAY each way" || echo "direct (loopback)")"
+	echo "== $name: --durable-rooms=$durable --write-ahead=$ahead, routes $([ "$relayed" = 1 ] && echo "through relays, $DELAY each way" || echo "direct (loopback)")"
 	echo "   bots: desyncs $(grep -o '"desyncs": [0-9]*' "$out/$name-bots.json" | head -1 | grep -o '[0-9]*$'), dropped $(grep -o '"dropped": [0-9]*' "$out/$name-bots.json" | head -1 | grep -o '[0-9]*$')"
 	for i in 1 2 3; do
 		curl -s 127.0.0.1:$((PORT + i))/metrics | awk -v node=n$i '
@@ -75,8 +78,11 @@ run() {
 	sleep 1
 }
 
-run loop-on true 0
-run loop-off false 0
-run lan-on true 1
-run lan-off false 1
+uptime
+run loop-off off 0
+run loop-first first 0
+run loop-ahead ahead 0
+run lan-off off 1
+run lan-first first 1
+run lan-ahead ahead 1
 uptime

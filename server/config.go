@@ -100,6 +100,12 @@ type Config struct {
 	// every room writes its history to the cluster as it is made, and the
 	// node that takes a dead node's room over carries its round on.
 	EphemeralRooms bool
+	// WriteAhead, for rooms whose history is replicated, holds everything a
+	// room sends until the history stream has acknowledged every record
+	// the room wrote by then (write-ahead), instead of sending at once and
+	// holding only finality (broadcast first, the default). It costs each
+	// broadcast the stream's acknowledgement (docs/netcode.md, section 8).
+	WriteAhead bool
 }
 
 // ErrConfig is wrapped by every configuration error.

@@ -92,6 +92,7 @@ type roomHost struct {
 	moved bool
 	epoch time.Duration   // the room's tick 0 on the server's clock
 	props []time.Duration // arrivals of the proposals handled since the last send
+	held  []heldOut       // output held until durable (Config.WriteAhead), oldest first
 }
 
 // teams describes the room's teams from its confirmed state, as the roster
@@ -206,7 +207,12 @@ func (h *roomHost) Close(id room.ConnID, why *proto.Error) {
 }
 
 // flush hands each connection its batch of this iteration; never blocks.
+// Under Config.WriteAhead the batches wait (hold) while the journal has
+// records not yet durable, and everything after them waits behind them.
 func (h *roomHost) flush() {
+	if h.hold() {
+		return
+	}
 	for _, c := range h.touched {
 		if batch := c.pend; len(batch) > 0 {
 			c.pend = nil
@@ -227,12 +233,14 @@ func (h *roomHost) run() {
 	defer h.recoverCrash()
 	t := time.NewTimer(h.untilWake())
 	defer t.Stop()
-	lost := h.lostJournal()
+	lost, acked := h.lostJournal(), h.ackedJournal()
 	for {
 		select {
 		case <-lost:
 			lost = nil
 			go h.srv.evict(h.name, reasonMoved)
+		case <-acked:
+			h.settle(h.srv.now())
 		case <-t.C:
 			h.drainLater()
 			if !h.tick(true) {

@@ -70,6 +70,78 @@ func (h *roomHost) lostJournal() <-chan struct{} {
 	return h.hist.Lost()
 }
 
+// ackedJournal wakes a write-ahead room when its journal made records
+// durable, to send what waited for them.
+func (h *roomHost) ackedJournal() <-chan struct{} {
+	if h.hist == nil || !h.srv.cfg.WriteAhead {
+		return nil
+	}
+	return h.hist.Acked()
+}
+
+// heldOut is one iteration's output, held until the journal has made
+// durable every record the room had written by then (write-ahead).
+type heldOut struct {
+	n       uint64 // the journal's newest record then
+	at      time.Duration
+	conns   []*conn
+	batches [][][]byte
+	props   []time.Duration // arrivals of the proposals it answers
+}
+
+// maxHeld bounds how long output waits for the journal, as room's maxHold
+// bounds finality's wait: a stream that cannot write for seconds must not
+// freeze every room.
+const maxHeld = time.Second
+
+// hold, for a write-ahead room, holds this iteration's output when
+// anything the room wrote is not yet durable (or older output still
+// waits), then sends what is durable by now; it reports whether it took
+// the output.
+func (h *roomHost) hold() bool {
+	if h.hist == nil || !h.srv.cfg.WriteAhead {
+		return false
+	}
+	n := h.hist.Appended()
+	if len(h.held) == 0 && n <= h.hist.Durable() {
+		return false
+	}
+	o := heldOut{n: n, at: h.srv.now(), props: append([]time.Duration(nil), h.props...)}
+	h.props = h.props[:0]
+	for _, c := range h.touched {
+		if len(c.pend) > 0 {
+			o.conns, o.batches = append(o.conns, c), append(o.batches, c.pend)
+			c.pend = nil
+		}
+	}
+	clear(h.touched)
+	h.touched = h.touched[:0]
+	if len(o.conns) > 0 || len(o.props) > 0 {
+		h.held = append(h.held, o)
+	}
+	h.release()
+	return true
+}
+
+// release sends the held output that is durable now (or has waited
+// maxHeld), in order, and times the proposals it answers.
+func (h *roomHost) release() {
+	d, now := h.hist.Durable(), h.srv.now()
+	k := 0
+	for ; k < len(h.held) && (h.held[k].n <= d || now-h.held[k].at >= maxHeld); k++ {
+		o := &h.held[k]
+		for i, c := range o.conns {
+			if !c.enqueue(o.batches[i]) {
+				h.dropped = append(h.dropped, c)
+			}
+		}
+		for _, at := range o.props {
+			h.srv.metrics.proposalBroadcast.Observe((now - at).Seconds())
+		}
+	}
+	h.held = append(h.held[:0], h.held[k:]...)
+}
+
 // Journal metric names.
 const (
 	MetricProposalBroadcast = "webtron_proposal_broadcast_seconds"
@@ -84,5 +156,5 @@ func newDelaySummaries() (proposal, durable prometheus.Summary) {
 	return prometheus.NewSummary(prometheus.SummaryOpts{Name: MetricProposalBroadcast, Objectives: quantiles,
 			Help: "Time from a proposal's arrival at the server to the broadcast of its decision (handed to the connections' writers)."}),
 		prometheus.NewSummary(prometheus.SummaryOpts{Name: MetricDurableDelay, Objectives: quantiles,
-			Help: "Time from a batch of accepted events' hand-over to the room's journal writer to its acknowledgement by the history stream's replicas: what a write-ahead broadcast would wait (docs/netcode.md, section 8)."})
+			Help: "Time from a batch of accepted events' hand-over to the room's journal writer to its acknowledgement by the history stream's replicas: what a write-ahead room (--write-ahead) waits before it sends (docs/netcode.md, section 8)."})
 }

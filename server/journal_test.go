@@ -5,6 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"webtron/client"
 	"webtron/cluster"
 	"webtron/headless"
 	"webtron/history"
@@ -122,4 +126,51 @@ func summaryCount(t *testing.T, s *testServer, name string) uint64 {
 	}
 	t.Fatalf("no metric %s", name)
 	return 0
+}
+
+// TestClusterWriteAhead: with Config.WriteAhead a room sends nothing (no
+// broadcast, no heartbeat) that follows a record of its history not yet
+// stored by the cluster; when the stream cannot store (here: deleted), the
+// room's output waits, then goes out maxHeld late rather than never.
+// Broadcast first (the default) keeps sending meanwhile.
+func TestClusterWriteAhead(t *testing.T) {
+	for _, wa := range []bool{true, false} {
+		url := natstest.Start(t)
+		s := clusterServer(t, url, func(c *Config) { c.Bots = 3; c.WriteAhead = wa })
+		p := player(t, s.url, headless.Options{Name: "ann", Room: "wa", BrakeEvery: 100 * time.Millisecond})
+		drive(t, p)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := p.WaitWelcome(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		bytesIn := func() int64 {
+			var n int64
+			p.Inspect(func(s *client.Session) { n = s.Stats().BytesIn })
+			return n
+		}
+		time.Sleep(500 * time.Millisecond)
+		if got := summaryCount(t, s, MetricProposalBroadcast); wa && got == 0 {
+			t.Fatal("write-ahead: no proposal answered once its history was stored")
+		}
+		nc, err := nats.Connect(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, _ := jetstream.New(nc)
+		if err := js.DeleteStream(context.Background(), cluster.HistoryStream); err != nil {
+			t.Fatal(err)
+		}
+		nc.Close()
+		time.Sleep(150 * time.Millisecond) // what was on its way
+		before := bytesIn()
+		time.Sleep(maxHeld / 2)
+		if held := bytesIn() == before; held != wa {
+			t.Fatalf("write-ahead %v: output held while the history could not be stored: %v", wa, held)
+		}
+		eventually(t, 3*maxHeld, "output sent at last", func() bool { return bytesIn() > before })
+		if err := p.Err(); err != nil {
+			t.Fatalf("write-ahead %v: %v", wa, err)
+		}
+	}
 }

@@ -209,7 +209,7 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return server.Config{}, serveOptions{}, fmt.Errorf("--tls-cert and --tls-key go together")
 	}
-	cfg.EphemeralRooms = !cf.durable
+	cfg.EphemeralRooms, cfg.WriteAhead = !cf.durable, cf.writeAhead
 	if cfg.Cluster, err = cf.options(f.addr, f.data); err != nil {
 		return server.Config{}, serveOptions{}, err
 	}

@@ -28,7 +28,7 @@ type clusterFlags struct {
 	ca, cert, key                                      string
 	replicas                                           int
 	drain                                              time.Duration
-	durable                                            bool
+	durable, writeAhead                                bool
 }
 
 // Environment variables that hold secrets themselves (no flag names them).
@@ -54,12 +54,14 @@ func (f *clusterFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.IntVar(&f.replicas, "nats-replicas", 0, "replicas of the room lease bucket (0: 3 in a cluster, 1 alone)")
 	fs.DurationVar(&f.drain, "drain-timeout", 60*time.Second, "on SIGTERM, how long a cluster node lets rounds in progress finish before closing their rooms")
 	fs.BoolVar(&f.durable, "durable-rooms", true, "in a cluster, replicate each room's history as it is made, so that another node carries its round on when this one dies (false: rooms die with their node)")
+	fs.BoolVar(&f.writeAhead, "write-ahead", false, "with --durable-rooms, send nothing of a room until the cluster has stored the history it follows (write-ahead; default: broadcast first, hold only finality; docs/netcode.md)")
 	return map[string]string{"nats": "WEBTRON_NATS", "nats-cluster": "WEBTRON_NATS_CLUSTER", "nats-routes": "WEBTRON_NATS_ROUTES",
 		"nats-secret-file": "WEBTRON_NATS_SECRET_FILE", "nats-creds": "WEBTRON_NATS_CREDS", "nats-nkey": "WEBTRON_NATS_NKEY",
 		"nats-user": "WEBTRON_NATS_USER", "nats-password-file": "WEBTRON_NATS_PASSWORD_FILE",
 		"nats-ca": "WEBTRON_NATS_CA", "nats-cert": "WEBTRON_NATS_CERT", "nats-key": "WEBTRON_NATS_KEY",
 		"public-url": "WEBTRON_PUBLIC_URL", "node-name": "WEBTRON_NODE_NAME", "nats-replicas": "WEBTRON_NATS_REPLICAS",
-		"drain-timeout": "WEBTRON_DRAIN_TIMEOUT", "durable-rooms": "WEBTRON_DURABLE_ROOMS"}
+		"drain-timeout": "WEBTRON_DRAIN_TIMEOUT", "durable-rooms": "WEBTRON_DURABLE_ROOMS",
+		"write-ahead": "WEBTRON_WRITE_AHEAD"}
 }
 
 // enabled reports whether any flag asks for a cluster.
