@@ -143,7 +143,7 @@ func (s *State) cross(a, b int) (crossing, bool) {
 	fa0, fb0 := ma.X0*fx+ma.Y0*fy, mb.X0*fx+mb.Y0*fy
 	gap := fb0 - fa0
 	sum := ma.Len + mb.Len
-	if gap < 0 || gap > sum {
+	if gap <= 0 || gap > sum { // at one point moving apart (a sumo map's spawns): no meeting
 		return crossing{}, false
 	}
 	meet := int64(0)

@@ -134,7 +134,10 @@ func (q *rayCast) meets(w *Wall) bool {
 	var g int64
 	if v1 == v2 { // along the ray's line (or a point)
 		a, b := q.fwd*(u1-q.u), q.fwd*(u2-q.u)
-		if v1 != q.v || max(a, b) < 0 {
+		// A wall on the ray's line that ends where the ray starts lies
+		// behind it: two cycles spawned on one point (a sumo map's pairs)
+		// ride apart.
+		if v1 != q.v || max(a, b) <= 0 {
 			return false
 		}
 		g = max(0, min(a, b))
@@ -235,7 +238,7 @@ func segGap(w *Wall, fx, fy, lx, ly, pf, pl int64) (int64, bool) {
 	f1, l1 := w.X1*fx+w.Y1*fy, w.X1*lx+w.Y1*ly
 	f2, l2 := w.X2*fx+w.Y2*fy, w.X2*lx+w.Y2*ly
 	if l1 == l2 { // along the ray's line (or a point)
-		if l1 != pl || max(f1, f2) < pf {
+		if l1 != pl || max(f1, f2) <= pf { // behind, as rayCast.meets says
 			return 0, false
 		}
 		return max(0, min(f1, f2)-pf), true

@@ -184,6 +184,13 @@ func (a *mapArena) rimGap(x, y int64, dir uint8) int64 {
 			if f < pf {
 				continue
 			}
+			// A wall across the ray exactly where it starts is not in its
+			// way: a line has no thickness, and a cycle on it (a map's
+			// spawn point on a wall: repeat's (100,195)) rides off it. A
+			// living cycle is never there otherwise: it dies on arriving.
+			if f == pf && mulWide(f2-f1, pl-l1).cmp(mulWide(pf-f1, l2-l1)) == 0 {
+				continue
+			}
 			g = f - pf
 		}
 		best = min(best, g)

@@ -216,3 +216,28 @@ func TestMapEncoded(t *testing.T) {
 		t.Fatal("a wall of no length was accepted")
 	}
 }
+
+// TestSpawnPairRidesApart plays sumo_8x2's pairs (Z-Man/fortress/
+// sumo_8x2-0.1.0: two spawn points on one spot facing apart) and repeat's
+// spawn point on a wall ((100,195) on the wall x = 100, facing east away
+// from it): in Armagetron the cycles ride off; a wall ending where a ray
+// starts, or lying across its start, is not ahead of it.
+func TestSpawnPairRidesApart(t *testing.T) {
+	u := int64(Unit)
+	m := &Map{Axes: 4,
+		Spawns: []MapSpawn{{X: 50 * u, Y: 150 * u, Dir: 3}, {X: 50 * u, Y: 150 * u, Dir: 1}, {X: 100 * u, Y: 195 * u, Dir: 0}},
+		Walls: []MapWall{{0, 0, 0, 500 * u}, {0, 500 * u, 500 * u, 500 * u}, {500 * u, 500 * u, 500 * u, 0}, {500 * u, 0, 0, 0},
+			{100 * u, 300 * u, 100 * u, 100 * u}}}
+	cfg := testConfig()
+	cfg.Map = m
+	s := playing(t, cfg, 3)
+	steps(s, 120)
+	for i := 0; i < 3; i++ {
+		if c := s.Cycle(i); !c.Alive {
+			t.Errorf("cycle %d died (%v) at %d,%d", i, c.Cause, c.X, c.Y)
+		}
+	}
+	if a, b := s.Cycle(0), s.Cycle(1); a.Y >= 150*Meter || b.Y <= 150*Meter {
+		t.Errorf("the pair did not ride apart: %d and %d", a.Y, b.Y)
+	}
+}

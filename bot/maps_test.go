@@ -1,0 +1,104 @@
+package bot_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"webtron/aamap"
+	"webtron/bot"
+	"webtron/internal/aamaptest"
+	"webtron/sim"
+)
+
+// TestGoldenMaps rides eight bots for a round on each of Armagetron's ten
+// stock maps (aamaptest) and compares the state's hash at the round's end
+// with testdata/golden_maps.txt: natively (GOAMD64=v1 and v3) and under
+// js/wasm the same hashes, so a client in the browser plays every map as
+// the server does. Each round must be decided within the run, with every
+// cycle having ridden (spawned on the map and moved).
+func TestGoldenMaps(t *testing.T) {
+	const file = "testdata/golden_maps.txt"
+	update := flag("update")
+	want := map[string]string{}
+	if b, err := os.ReadFile(file); err == nil {
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if i := strings.LastIndexByte(line, ' '); i > 0 {
+				want[line[:i]] = line[i+1:]
+			}
+		}
+	} else if !update {
+		t.Fatal(err)
+	}
+	const players, limit = 8, 120 * 300
+	var out strings.Builder
+	for k, path := range aamaptest.Paths(t) {
+		m, err := aamap.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := sim.DefaultConfig()
+		if _, err := m.Apply(&cfg); err != nil {
+			t.Fatal(err)
+		}
+		s, err := sim.NewState(cfg, uint64(k+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bots := make([]*bot.Bot, players)
+		for p := range bots {
+			bots[p] = bot.New(p, uint64(k*100+p))
+		}
+		s.Step(bot.Joins(players))
+		var evs []sim.Event
+		moved := 0
+		for tick := 0; tick < limit; tick++ {
+			if ph, _ := s.Phase(); ph == sim.PhaseOver {
+				break
+			}
+			evs = evs[:0]
+			for _, b := range bots {
+				evs = b.Decide(s, evs)
+			}
+			s.Step(evs)
+			if ph, _ := s.Phase(); ph == sim.PhasePlay && moved == 0 {
+				moved = -1 // first tick of play: count the cycles that move on the next
+			} else if moved == -1 {
+				moved = 0
+				for p := 0; p < players; p++ {
+					if c := s.Cycle(p); c.Alive && (c.X != c.TurnX || c.Y != c.TurnY) {
+						moved++
+					}
+				}
+			}
+		}
+		ph, _ := s.Phase()
+		if ph != sim.PhaseOver || moved != players {
+			t.Errorf("%s: phase %d after %d ticks, %d of %d cycles rode", filepath.Base(path), ph, s.Tick(), moved, players)
+		}
+		key := fmt.Sprintf("map=%s players=%d seed=%d", strings.TrimSuffix(filepath.Base(path), ".aamap.xml"), players, k+1)
+		got := fmt.Sprintf("%016x", s.Hash())
+		fmt.Fprintf(&out, "%s %s\n", key, got)
+		if !update && want[key] != got {
+			t.Errorf("%s: hash %s at tick %d, want %s", key, got, s.Tick(), want[key])
+		}
+	}
+	if update {
+		if err := os.WriteFile(file, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// flag reports whether the boolean test flag name (TestGolden's -update)
+// was set.
+func flag(name string) bool {
+	for _, a := range os.Args[1:] {
+		if a == "-"+name || a == "--"+name || a == "-test."+name || a == "-"+name+"=true" {
+			return true
+		}
+	}
+	return false
+}
