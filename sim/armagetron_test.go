@@ -62,7 +62,7 @@ func turnTicks(t *testing.T, cfg Config, presses ...int8) []int64 {
 		s.Step(evs)
 		c := &s.c.Cycles[0]
 		if c.LastLeft != left || c.LastRight != right {
-			got = append(got, max(c.LastLeft, c.LastRight)-start)
+			got = append(got, c.LastTurn()-start)
 			left, right = c.LastLeft, c.LastRight
 		}
 	}

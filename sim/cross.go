@@ -5,17 +5,18 @@ package sim
 // reach anyone further along its path.
 //
 // Armagetron decides who was first at a crossing by the walls' build times; we
-// do the same with the arrival times inside the tick, as fractions of each
-// cycle's move, compared by cross-multiplication. The one that arrives later
-// meets a wall built within this tick, and rubber holds it back from that
-// wall as from any other: it closes the gap only to g*e^(-RubberSpeed*dt),
-// and dies against the wall once its rubber is used up. Two cycles that get
+// do the same with the arrival times inside the tick (a move starts at its
+// cycle's last turn this tick), compared by cross-multiplication. The one
+// that arrives later meets a wall built within this tick, and rubber holds
+// it back from that wall as from any other: it closes the gap only to
+// g*e^(-RubberSpeed*dt), and dies against the wall once its rubber is used
+// up. Two cycles that get
 // to the same point at the same instant, or meet head-on, both die.
 func (s *State) crossMoves() {
 	s.findCrossings()
 	xs := s.crossings
 	for i := 1; i < len(xs); i++ {
-		for j := i; j > 0 && xs[j].N*xs[j-1].D < xs[j-1].N*xs[j].D; j-- {
+		for j := i; j > 0 && cmpFrac(xs[j].N, xs[j].D, xs[j-1].N, xs[j-1].D) < 0; j-- {
 			xs[j], xs[j-1] = xs[j-1], xs[j]
 		}
 	}
@@ -88,7 +89,7 @@ func (s *State) findCrossings() {
 // earlier in this tick, with rubber, or stops it there dead.
 func (s *State) brake(a int, m *move, x, y int64) {
 	gap := abs(x-m.X0) + abs(y-m.Y0)
-	keep := max(1, gap*s.d.rubberShrink/Unit)
+	keep := max(1, gap*s.shrink(SubTicks-m.from)/Unit)
 	travel := max(0, gap-keep)
 	if s.spend(a, m.Len-travel) {
 		m.stop(x, y, CauseWall)
@@ -117,13 +118,24 @@ func (m *move) stop(x, y int64, why DeathCause) {
 }
 
 // frac returns t/l as a fraction with a positive denominator; a cycle that does
-// not move is at its point from the start of the tick.
+// not move is at its point from the start of its move.
 func frac(t, l int64) (int64, int64) {
 	if l == 0 {
 		return 0, 1
 	}
 	return t, l
 }
+
+// when returns the instant, as the fraction N/D of the tick, at which m has
+// gone the fraction n/e (e > 0) of its way.
+func (m *move) when(n, e int64) (int64, int64) {
+	return m.from*e + (SubTicks-m.from)*n, SubTicks * e
+}
+
+// cmpFrac compares a/b with c/d (b, d > 0): -1, 0 or +1. The products are
+// taken in 128 bits: an instant's terms are SubTicks times a tick's travel,
+// which at 10 Hz and 500 m/s is 50 m.
+func cmpFrac(a, b, c, d int64) int { return mulWide(a, d).cmp(mulWide(c, b)) }
 
 // cross returns the collision between the moves of a and b, if any.
 func (s *State) cross(a, b int) (crossing, bool) {
@@ -150,8 +162,10 @@ func (s *State) cross(a, b int) (crossing, bool) {
 	if sum > 0 {
 		meet = gap * ma.Len / sum
 	}
+	// Deviation: they meet where they would had they set off together; one
+	// that turned this tick set off later.
 	x := crossing{a: a, b: b, both: true, X: ma.X0 + fx*meet, Y: ma.Y0 + fy*meet}
-	x.N, x.D = frac(gap, sum)
+	x.N, x.D = ma.when(frac(gap, sum))
 	return x, true
 }
 
@@ -165,13 +179,13 @@ func perpendicular(a, b int, ma, mb *move, da uint8) (crossing, bool) {
 	if !h.reaches(x, y) || !v.reaches(x, y) {
 		return crossing{}, false
 	}
-	na, ea := frac(abs(x-ma.X0)+abs(y-ma.Y0), ma.Len)
-	nb, eb := frac(abs(x-mb.X0)+abs(y-mb.Y0), mb.Len)
+	na, ea := ma.when(frac(abs(x-ma.X0)+abs(y-ma.Y0), ma.Len))
+	nb, eb := mb.when(frac(abs(x-mb.X0)+abs(y-mb.Y0), mb.Len))
 	c := crossing{X: x, Y: y}
-	switch l, r := na*eb, nb*ea; {
-	case l == r:
+	switch cmpFrac(na, ea, nb, eb) {
+	case 0:
 		c.a, c.b, c.both, c.N, c.D = a, b, true, na, ea
-	case l > r: // a arrives later
+	case 1: // a arrives later
 		c.a, c.b, c.N, c.D = a, b, na, ea
 	default:
 		c.a, c.b, c.N, c.D = b, a, nb, eb

@@ -160,7 +160,7 @@ func (s *State) checkCore() error {
 		if cy.Dir > 3 || cy.QueueLen > maxTurnQueue || cy.Killer < -1 || cy.Killer >= MaxPlayers ||
 			cy.Enemy < -1 || cy.Enemy >= MaxPlayers || (cy.Team >= MaxPlayers && cy.Team != NoTeam) || cy.Cause > CauseLeft ||
 			cy.X < 0 || cy.X > a || cy.Y < 0 || cy.Y > a || cy.TurnX < 0 || cy.TurnX > a || cy.TurnY < 0 || cy.TurnY > a ||
-			cy.Speed < 0 || cy.Speed > MaxSpeed || cy.Sub < 0 || cy.Sub >= s.cfg.TickRate || cy.Brake < 0 || cy.Brake > Unit ||
+			cy.Speed < 0 || cy.Speed > MaxSpeed || cy.Sub < 0 || cy.Sub >= SubTicks*s.cfg.TickRate || cy.Brake < 0 || cy.Brake > Unit ||
 			cy.RubberUsed < 0 || cy.RubberUsed > 2*max(s.cfg.Rubber, 0)+2*maxLatency+1000*Meter || cy.Latency < 0 || cy.Latency > maxLatency ||
 			cy.Alive && cy.Team >= MaxPlayers {
 			return corrupt("impossible cycle " + itoa(int64(i)))

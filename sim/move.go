@@ -1,39 +1,53 @@
 package sim
 
-// move is one cycle's travel during the current tick, from (X0,Y0) to (X1,Y1).
+// move is one cycle's travel during the current tick, from (X0,Y0) to
+// (X1,Y1), from the instant from/SubTicks of the tick (its last turn this
+// tick, 0 without one) to its end.
 type move struct {
 	X0, Y0, X1, Y1 int64
 	Len            int64 // distance travelled, micrometres
 	Dead           bool  // dies this tick
 	Why            DeathCause
 	active         bool
+	from           int64
 }
 
 // crossing is a collision between two cycles' moves within one tick, at the
-// moment N/D of the tick (as a fraction) when the later of the two gets there.
+// instant N/D of the tick when the later of the two gets there.
 type crossing struct {
 	a, b int   // a gets there later; b dies too when both is set
 	both bool  // same instant or head-on
 	X, Y int64 // where
-	N, D int64 // when a (the later) arrives, as the fraction N/D of its move
+	N, D int64 // when a (the later) arrives, as the fraction N/D of the tick
 }
 
-// moveCycles advances every living cycle by one tick: turns that waited for the
-// turn delay, speed, then movement against the walls as they stood at the
-// start of the tick (with rubber), then collisions between this tick's moves.
-// Working in these phases makes the outcome independent of cycle order.
+// moveCycles advances every living cycle by one tick: the turns of this tick
+// at their instants (see turns), speed, then movement against the walls as
+// they stood once the turns were made (with rubber), then collisions between
+// this tick's moves. Working in these phases makes the outcome independent
+// of cycle order.
 func (s *State) moveCycles() {
-	s.live, s.liveOK = s.others(-1), true // every query of the plans meets the same living cycles
+	s.live, s.liveOK = s.others(-1), true // every query of the turns and plans meets the same living cycles
+	s.corners = s.corners[:0]
+	p := 0 // s.presses, in canonical order, are by player
 	for i := range s.c.Cycles {
-		c := &s.c.Cycles[i]
 		m := &s.moves[i]
 		*m = move{}
-		if !c.Alive {
-			continue
+		n := p
+		for n < len(s.presses) && s.presses[n].id == i {
+			n++
 		}
-		s.runQueue(i)
-		s.accelerate(i)
-		s.plan(i, m)
+		if s.c.Cycles[i].Alive {
+			s.turns(i, s.presses[p:n], m)
+		}
+		p = n
+	}
+	s.layCorners()
+	for i := range s.c.Cycles {
+		if s.c.Cycles[i].Alive {
+			s.accelerate(i)
+			s.plan(i, &s.moves[i])
+		}
 	}
 	s.liveOK = false
 	s.crossMoves()
@@ -139,26 +153,50 @@ func (s *State) wallAccel(d int64) int64 {
 	return min(a, 1000*Meter) * s.dv().speedMult / Unit
 }
 
-// plan moves cycle i as far as the walls standing at the start of the tick let
-// it, spending rubber when a wall is close ahead.
-//
-// Rubber, as Armagetron does it: once the gap g to the wall ahead is small
-// (under about speed/RubberSpeed), the cycle may only close it to g*e^(-RubberSpeed*dt)
-// per step; the travel it is denied is counted as rubber used (see spend), and
-// a cycle that has used more than its rubber dies against the wall.
+// plan moves cycle i for the rest of the tick (from its last turn, m.from)
+// as far as the walls standing then let it (reach), and notes its death
+// when it rides into one.
 func (s *State) plan(i int, m *move) {
 	c := &s.c.Cycles[i]
-	total := c.Speed + c.Sub
-	dist := total / s.cfg.TickRate
-	c.Sub = total % s.cfg.TickRate
+	total := c.Speed*(SubTicks-m.from) + c.Sub
+	unit := SubTicks * s.cfg.TickRate
+	c.Sub = total % unit
 	m.active = true
 	m.X0, m.Y0 = c.X, c.Y
+	travel, h := s.reach(i, c.X, c.Y, c.Dir, total/unit, SubTicks-m.from)
+	if h.gap != noHit && travel >= h.gap {
+		m.Dead, m.Why = true, CauseWall
+		switch h.owner {
+		case OwnerRim:
+			m.Why = CauseRim
+		case i:
+			m.Why = CauseOwnWall
+		default:
+			s.influence(i, h.owner, h.built) // the wall it hit (gCycle::PassEdge)
+		}
+	}
+	fx, fy, _, _ := frame(c.Dir)
+	m.Len = travel
+	m.X1, m.Y1 = c.X+fx*travel, c.Y+fy*travel
+}
 
-	// Look as far as the rubber zone in front of this tick's move reaches: the
+// reach returns how far of dist cycle i at (x,y) heading dir may travel in
+// the time span/SubTicks of a tick, and the wall ahead (h.gap noHit for none
+// near): when travel reaches h.gap it rides into that wall. Rubber spends
+// what it denies.
+//
+// Rubber, as Armagetron does it: once the gap g to the wall ahead is small
+// (under about speed/RubberSpeed), the cycle may only close it to
+// g*e^(-RubberSpeed*dt) in the time dt; the travel it is denied is counted
+// as rubber used (see spend), and a cycle that has used more than its
+// rubber rides on into the wall.
+func (s *State) reach(i int, x, y int64, dir uint8, dist, span int64) (travel int64, h hit) {
+	shrink := s.shrink(span)
+	// Look as far as the rubber zone in front of this move reaches: the
 	// exponential approach starts at gap dist/(1-k).
-	look := dist*Unit/max(1, Unit-s.d.rubberShrink) + dist + Meter
-	h := s.ray(c.X, c.Y, c.Dir, look, i)
-	travel := dist
+	look := dist*Unit/max(1, Unit-shrink) + dist + Meter
+	h = s.ray(x, y, dir, look, i)
+	travel = dist
 	if h.gap != noHit {
 		// Armagetron runs its rubber only while some is left (gCycleMovement
 		// TimestepCore, 0.2.9.2.3 gCycleMovement.cpp line 3738:
@@ -166,26 +204,23 @@ func (s *State) plan(i int, m *move) {
 		// none left, and past the moment it runs out within a step (line
 		// 3928: "simulate ... the crash into the next wall"), the cycle
 		// rides on at its speed and dies on arriving at the wall.
-		keep := h.gap * s.d.rubberShrink / Unit
+		keep := h.gap * shrink / Unit
 		if s.rubberLeft(i) && h.gap-dist < keep && !s.spend(i, dist-(h.gap-keep)) {
 			travel = h.gap - keep
 		}
-		if travel >= h.gap {
-			travel = h.gap
-			m.Dead, m.Why = true, CauseWall
-			switch h.owner {
-			case OwnerRim:
-				m.Why = CauseRim
-			case i:
-				m.Why = CauseOwnWall
-			default:
-				s.influence(i, h.owner, h.built) // the wall it hit (gCycle::PassEdge)
-			}
-		}
+		travel = min(travel, h.gap)
 	}
-	fx, fy, _, _ := frame(c.Dir)
-	m.Len = travel
-	m.X1, m.Y1 = c.X+fx*travel, c.Y+fy*travel
+	return travel, h
+}
+
+// shrink returns e^(-RubberSpeed*dt) in Unit for dt span/SubTicks of a
+// tick: a cycle that turns within a tick rides its two parts of it under
+// the rubber's approach as one ride of the whole tick would be.
+func (s *State) shrink(span int64) int64 {
+	if span >= SubTicks {
+		return s.d.rubberShrink
+	}
+	return expNeg(s.cfg.RubberSpeed*span/SubTicks, s.cfg.TickRate*Unit)
 }
 
 // rubberLeft reports whether cycle i has rubber to spend: Armagetron's

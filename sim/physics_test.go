@@ -79,9 +79,10 @@ func TestTurnDelayQueuesSecondTurn(t *testing.T) {
 	steps(s, 4)
 	s.Step([]Event{{Kind: EvTurnLeft, Player: 0, Seq: 2}}) // 5 ticks = 42 ms after the first
 	delay := int(s.dv().turnDelay)
-	if delay != 12 {
-		t.Fatalf("turn delay at 120 Hz: got %d ticks, want 12", delay)
+	if delay != 12*SubTicks {
+		t.Fatalf("turn delay at 120 Hz: got %d/%d ticks, want 12", delay, SubTicks)
 	}
+	delay /= SubTicks
 	for i := 6; i <= delay; i++ {
 		if got := s.Cycle(0).Dir; got != 1 {
 			t.Fatalf("tick %d after first turn: dir %d, want 1 (second turn must wait)", i, got)

@@ -215,6 +215,7 @@ func (s *State) startRound() {
 	}
 	s.c.Set = set
 	s.c.Round++
+	s.presses = s.presses[:0] // turns pressed in the round that ends are not made in this one
 	s.trimWalls()
 	s.c.RoundWallStart = s.c.WallCount
 	s.c.RoundHoleStart = s.c.HoleCount

@@ -16,4 +16,6 @@ package sim
 // 6: with no rubber left (or none granted) a cycle rides into the wall at its speed (issue 24).
 // 7: players of one machine are not enemies (ALLOW_ENEMIES_SAME_IP; issue 24).
 // 8: Armagetron's maps (Config.Map: walls at any angle, spawn points; issue 24).
-const RulesVersion = 8
+// 9: a turn is made at the instant within its tick that its event carries,
+// and turn delays count from those instants (issue 24).
+const RulesVersion = 9

@@ -81,7 +81,7 @@ func (s *State) layout() {
 			Killer: -1, Enemy: -1, Queue: c.Queue, QueueLen: c.QueueLen,
 			X: x, Y: y, TurnX: x, TurnY: y, Speed: d.startSpeed, Brake: Unit,
 			SegTick:  s.c.Tick,
-			LastLeft: s.c.Tick - s.d.prepare - 2*max(d.turnDelay, d.turnDelaySame),
+			LastLeft: (s.c.Tick-s.d.prepare)*SubTicks - 2*max(d.turnDelay, d.turnDelaySame),
 			Latency:  c.Latency,
 			Score:    c.Score, Kills: c.Kills, Deaths: c.Deaths, RoundScore: c.RoundScore,
 		}

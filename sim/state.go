@@ -36,15 +36,15 @@ type Cycle struct {
 
 	X, Y         int64 // position, micrometres
 	Speed        int64 // micrometres per second
-	Sub          int64 // remainder of Speed/TickRate carried to the next tick, so distance never drifts
+	Sub          int64 // remainder of the distance ridden, in 1/(SubTicks x TickRate) micrometres, carried on so that distance never drifts
 	RubberUsed   int64 // micrometres of denied travel, decaying
 	Brake        int64 // reservoir, 0..Unit
 	TurnX, TurnY int64 // where the open wall segment (the one being laid now) starts
 	Odo          int64 // distance driven this round; finite trails and holes are measured by it
 	SegOdo       int64 // Odo at TurnX, TurnY
 	SegTick      int64 // tick at which the open segment was started
-	LastLeft     int64 // tick of the last turn to the left
-	LastRight    int64 // tick of the last turn to the right
+	LastLeft     int64 // instant of the last turn to the left, in 1/SubTicks of a tick since tick 0
+	LastRight    int64 // instant of the last turn to the right, likewise
 	DeathTick    int64 // tick of death this round (walls vanish after WALLS_STAY_UP_DELAY)
 	Latency      int64 // microseconds of latency that ping rubber counts (EvLatency; 0 for bots)
 
@@ -68,7 +68,7 @@ type Cycle struct {
 }
 
 // LastTurn returns the tick of the cycle's last turn to either side.
-func (c *Cycle) LastTurn() int64 { return max(c.LastLeft, c.LastRight) }
+func (c *Cycle) LastTurn() int64 { return mulDiv(max(c.LastLeft, c.LastRight), 1, SubTicks) }
 
 // Wall is a closed, straight, axis-aligned trail segment. Walls are only ever
 // appended during a round, which is what makes snapshots cheap: a snapshot
@@ -154,6 +154,8 @@ type State struct {
 	liveOK    bool
 	crossings []crossing
 	evBuf     []Event
+	presses   []press  // this tick's turns pressed in play, made in moveCycles
+	corners   []corner // this tick's corners, laid once every cycle has made its turns
 	hasher    hasher
 }
 
@@ -180,8 +182,8 @@ type setDerived struct {
 	minSpeed       int64
 	maxSpeed       int64
 	brake          int64 // micrometres per second squared
-	turnDelay      int64 // ticks, from the last turn to the other side
-	turnDelaySame  int64 // ticks, from the last turn to the same side
+	turnDelay      int64 // 1/SubTicks of a tick, from the last turn to the other side
+	turnDelaySame  int64 // 1/SubTicks of a tick, from the last turn to the same side
 	deadWall       int64 // ticks from a death until its walls stop being deadly, -1 never
 	sinkWall       int64 // ticks from a death until its walls start to sink from sight, -1 never
 	finish         int64 // ticks a round goes on once no human is alive, -1 to its end
@@ -260,10 +262,11 @@ func (s *State) derive() {
 			sd.maxSpeed = min(MaxSpeed, base*c.SpeedMax/Unit)
 		}
 		// Armagetron's delay is CYCLE_DELAY / SpeedMultiplier (and times the
-		// double-bind bonus to the same side); whole ticks, rounded up.
+		// double-bind bonus to the same side); in 1/SubTicks of a tick,
+		// rounded up.
 		delayUs := c.TurnDelayMs * 1000 * Unit / m
-		sd.turnDelay = (delayUs*c.TickRate + 999_999) / 1_000_000
-		sd.turnDelaySame = (delayUs*c.DoublebindBonus/Unit*c.TickRate + 999_999) / 1_000_000
+		sd.turnDelay = (delayUs*c.TickRate*SubTicks + 999_999) / 1_000_000
+		sd.turnDelaySame = (delayUs*c.DoublebindBonus/Unit*c.TickRate*SubTicks + 999_999) / 1_000_000
 		if st.WallsStayUpDelayMs >= 0 {
 			// gNetPlayerWall::IsDangerous* (gWall.cpp lines 2396 and
 			// 2422): deadly until WALLS_STAY_UP_DELAY + 0.2 s after the
@@ -298,9 +301,13 @@ func (s *State) Rules() (Set, int) { return *s.rules(), int(s.c.Set & 1) }
 // Arena returns the side of the current round's arena, micrometres.
 func (s *State) Arena() int64 { return s.dv().arena }
 
-// TurnDelay returns the current round's turn delays in ticks: from the last
-// turn to the other side, and from the last turn to the same side.
-func (s *State) TurnDelay() (other, same int64) { return s.dv().turnDelay, s.dv().turnDelaySame }
+// TurnDelay returns the current round's turn delays in ticks, rounded up:
+// from the last turn to the other side, and from the last turn to the same
+// side.
+func (s *State) TurnDelay() (other, same int64) {
+	d := s.dv()
+	return (d.turnDelay + SubTicks - 1) / SubTicks, (d.turnDelaySame + SubTicks - 1) / SubTicks
+}
 
 // DeadWallTicks returns how long after its death a dead cycle's walls start
 // to sink from sight in the current round, in ticks, or -1 when they stay:

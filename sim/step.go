@@ -9,6 +9,7 @@ package sim
 func (s *State) Step(events []Event) {
 	s.evBuf = append(s.evBuf[:0], events...)
 	SortEvents(s.evBuf)
+	s.presses = s.presses[:0]
 	for _, e := range s.evBuf {
 		s.apply(e)
 	}
@@ -34,9 +35,9 @@ func (s *State) apply(e Event) {
 	c := &s.c.Cycles[id]
 	switch e.Kind {
 	case EvTurnLeft:
-		s.turn(id, 1)
+		s.turn(id, 1, e.At())
 	case EvTurnRight:
-		s.turn(id, -1)
+		s.turn(id, -1, e.At())
 	case EvBrakeOn, EvBrakeOff:
 		if c.Present && !s.premature() {
 			c.Braking = e.Kind == EvBrakeOn

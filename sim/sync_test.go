@@ -12,8 +12,9 @@ import (
 )
 
 // randomEvents is a seeded stream of plausible inputs: joins at tick 0, turns
-// and brakes now and then, and a player leaving and coming back. It stands in
-// for players so the simulation's own tests need nothing outside the package.
+// (pressed at random instants within their ticks) and brakes now and then,
+// and a player leaving and coming back. It stands in for players so the
+// simulation's own tests need nothing outside the package.
 type randomEvents struct {
 	rng     uint64
 	players int
@@ -41,9 +42,9 @@ func (r *randomEvents) tick(t int64, out []Event) []Event {
 		e := Event{Player: uint8(p), Seq: r.seq}
 		switch k := (v >> 8) % 100; {
 		case k < 40:
-			e.Kind = EvTurnLeft
+			e.Kind, e.Arg = EvTurnLeft, int32(v>>16%SubTicks)
 		case k < 80:
-			e.Kind = EvTurnRight
+			e.Kind, e.Arg = EvTurnRight, int32(v>>16%SubTicks)
 		case k < 88:
 			e.Kind = EvBrakeOn
 		case k < 97:
