@@ -65,6 +65,9 @@ type Options struct {
 	ClusterAddr string
 	Routes      []string
 	StoreDir    string // the embedded server's JetStream storage (required when embedding)
+	// ReplayBytes is what the replay store (replays.go) may hold: the
+	// embedded server reserves that much storage beyond its own 1 GiB.
+	ReplayBytes int64
 
 	// Secret is the cluster secret, the same on every node, at least
 	// MinSecret bytes (secret.go says what is derived from it). Required.

@@ -38,9 +38,10 @@ func startEmbedded(o *Options, k *keys, log *slog.Logger) (*natsserver.Server, n
 		JetStream:  true,
 		StoreDir:   o.StoreDir,
 		// Leases are a few hundred bytes each: keep JetStream from
-		// reserving most of the machine's memory and disk.
+		// reserving most of the machine's memory and disk; replays take
+		// what their limit allows.
 		JetStreamMaxMemory: 64 << 20,
-		JetStreamMaxStore:  1 << 30,
+		JetStreamMaxStore:  1<<30 + o.ReplayBytes,
 		NoSigs:             true,
 		NoLog:              true,
 	}

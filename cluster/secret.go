@@ -27,7 +27,10 @@ import (
 //   - the heartbeat key, an HMAC over each heartbeat: a node trusts (places
 //     rooms on, proxies players to) only nodes whose heartbeats carry it;
 //   - the history key, an HMAC over each batch of a room's history: a node
-//     rebuilds a room only from batches that carry it (history.go).
+//     rebuilds a room only from batches that carry it (history.go);
+//   - the replay key, an HMAC over each stored replay's name, size, digest
+//     and summary: a node lists and serves only replays that carry it
+//     (replays.go).
 //
 // The operator may give certificates instead of the derived ones (TLSFiles);
 // the password and the heartbeat key come from the secret all the same.
@@ -48,6 +51,7 @@ type keys struct {
 	routePass string
 	beat      []byte // heartbeat HMAC key
 	history   []byte // rooms' history HMAC key (history.go)
+	replay    []byte // stored replays' HMAC key (replays.go)
 	ca        ed25519.PrivateKey
 }
 
@@ -63,6 +67,7 @@ func deriveKeys(secret []byte) keys {
 		routePass: hex.EncodeToString(derive(secret, "webtron route password")),
 		beat:      derive(secret, "webtron heartbeat"),
 		history:   derive(secret, "webtron history"),
+		replay:    derive(secret, "webtron replay"),
 		ca:        ed25519.NewKeyFromSeed(derive(secret, "webtron route CA")),
 	}
 }

@@ -280,7 +280,9 @@ type listed struct {
 }
 
 // newer orders listings newest first.
-func newer(a, b *catalogEntry) int {
+func newer(a, b *catalogEntry) int { return newerListed(&a.listed, &b.listed) }
+
+func newerListed(a, b *listed) int {
 	if c := cmp.Compare(b.ms, a.ms); c != 0 {
 		return c
 	}
@@ -451,18 +453,26 @@ func (c *replayCatalog) info(root *os.Root, l listed) (ReplayInfo, bool) {
 
 // describeFile reads and checks one file; false when it has gone meanwhile.
 func (c *replayCatalog) describeFile(root *os.Root, l listed, fi fs.FileInfo) (ReplayInfo, bool) {
-	info := ReplayInfo{ID: l.id, Bytes: fi.Size(), Winner: -1, Created: time.UnixMilli(l.ms).UTC(), CreatedMs: l.ms}
 	b, err := readReplay(root, l.dir, l.file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ReplayInfo{}, false
+	}
+	info := describeBytes(l, b, err)
+	info.Bytes = fi.Size()
+	return info, true
+}
+
+// describeBytes is the summary of the file l names, whose bytes are b
+// (or whose reading failed with err).
+func describeBytes(l listed, b []byte, err error) ReplayInfo {
+	info := ReplayInfo{ID: l.id, Bytes: int64(len(b)), Winner: -1, Created: time.UnixMilli(l.ms).UTC(), CreatedMs: l.ms}
 	if err == nil {
 		err = describe(&info, b)
 	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return ReplayInfo{}, false
-		}
 		info.Damaged, info.Problem, info.Old = true, err.Error(), errors.Is(err, replay.ErrRules)
 	}
-	return info, true
+	return info
 }
 
 // readReplay reads one regular file of at most replay.MaxFileSize bytes.
@@ -559,7 +569,7 @@ func (s *Server) serveReplays(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	json.NewEncoder(w).Encode(s.catalog.List(limit, r.URL.Query().Get("room")))
+	json.NewEncoder(w).Encode(s.listReplays(limit, r.URL.Query().Get("room")))
 }
 
 // noReplay answers 404 for a replay that is not there, or an id that names
@@ -584,6 +594,10 @@ func (s *Server) openReplay(w http.ResponseWriter, id string) (root *os.Root, di
 // damaged file is refused (422) so that no page plays it.
 func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	if s.store != nil && !s.spooled(id) {
+		s.store.serve(w, r, id)
+		return
+	}
 	root, dir, file, ok := s.openReplay(w, id)
 	if !ok {
 		return
@@ -605,9 +619,15 @@ func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
 	} else if err == nil {
 		err = errors.New(info.Problem)
 	}
+	sendReplay(w, id, b, err, info.Old)
+}
+
+// sendReplay answers with a replay's bytes, or 422 with why they cannot be
+// played (err; old: another version of the game's rules played it).
+func sendReplay(w http.ResponseWriter, id string, b []byte, err error, old bool) {
 	if err != nil {
 		why := "replay damaged: " + err.Error()
-		if info.Old {
+		if old {
 			why = err.Error() // not damage: the game changed
 		}
 		http.Error(w, why, http.StatusUnprocessableEntity)
@@ -629,13 +649,8 @@ func (s *Server) serveReplayPage(w http.ResponseWriter, r *http.Request) {
 		noReplay(w)
 		return
 	}
-	root, dir, file, ok := s.openReplay(w, r.PathValue("id"))
-	if !ok {
-		return
-	}
-	fi, err := root.Stat(path.Join(dir, file))
-	root.Close()
-	if err != nil || !fi.Mode().IsRegular() {
+	id := r.PathValue("id")
+	if !s.spooled(id) && (s.store == nil || !s.store.idx.has(id)) {
 		noReplay(w)
 		return
 	}
@@ -644,4 +659,20 @@ func (s *Server) serveReplayPage(w http.ResponseWriter, r *http.Request) {
 	page := r.Clone(r.Context())
 	page.URL.Path, page.URL.RawPath = "/", ""
 	s.cfg.Web.ServeHTTP(w, page)
+}
+
+// spooled reports whether the replay id names is a file in the replays
+// directory (a single node's rounds; in a cluster, those not stored yet).
+func (s *Server) spooled(id string) bool {
+	dir, file, ok := parseReplayID(id)
+	if !ok {
+		return false
+	}
+	root, err := s.catalog.open()
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	fi, err := root.Stat(path.Join(dir, file))
+	return err == nil && fi.Mode().IsRegular()
 }

@@ -24,6 +24,7 @@ type Server struct {
 	metrics *metrics
 	replays *replayWriter
 	catalog *replayCatalog
+	store   *replayStore // the cluster's replays; nil for a single node (replaystore.go)
 	mux     *http.ServeMux
 
 	mu      sync.Mutex
@@ -57,13 +58,22 @@ func New(cfg Config) (*Server, error) {
 	s.clientErrs = newClientErrorLimits(s.now)
 	s.quic = newQUICGate(&s.cfg, s.metrics)
 	s.catalog = newReplayCatalog(cfg.DataDir)
-	s.replays = newReplayWriter(&cfg, s.log, s.metrics, s.catalog.changed)
+	changed := s.catalog.changed
+	if cfg.Cluster != nil {
+		s.store = newReplayStore(s)
+		changed = func() { s.catalog.changed(); s.store.poke() }
+	}
+	s.replays = newReplayWriter(&cfg, s.log, s.metrics, changed)
 	s.routes()
 	if cfg.Cluster != nil {
+		o := *cfg.Cluster
+		o.ReplayBytes = cfg.ReplayMaxBytes
+		s.cfg.Cluster = &o
 		if err := s.startCluster(); err != nil {
 			s.replays.close()
 			return nil, err
 		}
+		s.startReplayStore()
 	}
 	return s, nil
 }
@@ -264,6 +274,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		waitGroup(context.Background(), &s.connWG)
 	}
 	s.replays.close()
+	if s.store != nil {
+		s.store.close()
+	}
 	s.stopCluster()
 	s.log.Info("server: shut down", "replays", s.replays.written.Load(), "cut", cut)
 	return nil
