@@ -17,6 +17,7 @@ import (
 
 	"webtron/client"
 	"webtron/headless"
+	"webtron/server"
 	"webtron/sim"
 )
 
@@ -347,16 +348,30 @@ func (c *clusterRun) drainOne(ctx context.Context) {
 			t.Fatalf("%s in %s: want a close telling it to rejoin, got %v", p.Name(), p.room, err)
 		}
 	}
-	replays, _ := filepath.Glob(filepath.Join(filepath.Dir(d.log), d.name, "replays", "*", "*"))
-	if len(replays) == 0 {
-		t.Fatalf("%s wrote no replay", d.name)
-	}
 	survivor := -1
 	for i, n := range c.nodes {
 		if n.running() {
 			survivor = i
 		}
 	}
+	// The rounds the drain closed are in the cluster's replay store, which
+	// every node lists (docs/replays.md), not on the drained node's disk.
+	drained := map[string]bool{}
+	for _, p := range mine {
+		drained[p.room] = true
+	}
+	var replays []server.ReplayInfo
+	waitFor(t, 5*time.Second, "the drained rooms' rounds listed by another node", func() error {
+		var all []server.ReplayInfo
+		if err := getJSON(c.nodes[survivor].url()+"/api/replays?limit=500", &all); err != nil {
+			return err
+		}
+		replays = slices.DeleteFunc(all, func(r server.ReplayInfo) bool { return !drained[r.Room] })
+		if len(replays) == 0 {
+			return fmt.Errorf("none of %d listed", len(all))
+		}
+		return nil
+	})
 	var back []*tplayer
 	for _, p := range mine {
 		back = append(back, c.dial(ctx, p.room, p.Name(), survivor, nil))
