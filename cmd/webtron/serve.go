@@ -15,11 +15,13 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
 
+	"webtron/aamap"
 	"webtron/bot"
 	"webtron/clock"
 	"webtron/server"
@@ -35,7 +37,7 @@ func init() {
 // variable named beside it (the flag wins when both are given).
 type serveFlags struct {
 	addr, charity, rule, data, origin string
-	pprof, settings                   string
+	pprof, settings, mapFile          string
 	tlsCert, tlsKey                   string
 	webtransport                      bool
 	tickRate                          int64
@@ -104,9 +106,10 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "WebTransport certificate (PEM); without it a self-signed one is made and renewed, its hash served at /api/transport")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "key of --tls-cert (PEM)")
 	fs.StringVar(&f.settings, "settings", "", "Armagetron-format settings file (`webtron settings` lists them); flags given explicitly win over its TICK_RATE, BOTS, SEATS, MAX_CLIENTS, AI_IQ")
+	fs.StringVar(&f.mapFile, "map-file", "", "Armagetron map to play (MAP_FILE; wins over the settings file's): a path, or a resource path under "+aamap.ResourceDir+" such as Z-Man/fortress/sumo_4x4-0.1.1.aamap.xml")
 	fs.DurationVar(&f.replayKeep, "replay-keep", server.DefaultReplayKeep, "delete replays and desync dumps older than this")
 	fs.Int64Var(&f.replayMaxBytes, "replay-max-bytes", server.DefaultReplayMaxBytes, "delete the oldest replays and dumps beyond this many bytes in all")
-	env := map[string]string{"settings": "WEBTRON_SETTINGS", "addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
+	env := map[string]string{"settings": "WEBTRON_SETTINGS", "map-file": "WEBTRON_MAP_FILE", "addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
 		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS", "bot-skill": "WEBTRON_BOT_SKILL",
 		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
 		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF",
@@ -225,12 +228,18 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 // (TICK_RATE, BOTS, SEATS, MAX_CLIENTS, AI_IQ) where no flag or environment variable
 // set them.
 func (f *serveFlags) applySettings(fs *flag.FlagSet) (*settings.File, error) {
-	if f.settings == "" {
+	if f.settings == "" && f.mapFile == "" {
 		return nil, nil
 	}
-	file, err := settings.Load(f.settings)
+	file, err := settings.Parse(strings.NewReader(""), "defaults")
+	if f.settings != "" {
+		file, err = settings.Load(f.settings)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--settings: %w", err)
+	}
+	if err := f.applyMap(file); err != nil {
+		return nil, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true }) // the environment's values count
@@ -251,6 +260,34 @@ func (f *serveFlags) applySettings(fs *flag.FlagSet) (*settings.File, error) {
 		f.botSkill = int(file.Server.BotSkill)
 	}
 	return file, nil
+}
+
+// applyMap loads the map MAP_FILE names (--map-file, else the settings
+// file's), relative to the settings file's directory or among Armagetron's
+// resources, and plays it: its settings over the file's, its arena.
+func (f *serveFlags) applyMap(file *settings.File) error {
+	name, dir := file.MapFile, filepath.Dir(f.settings)
+	if f.mapFile != "" {
+		name, dir = f.mapFile, ""
+	}
+	if name == "" {
+		return nil
+	}
+	path, err := aamap.Find(name, dir)
+	if err != nil {
+		return fmt.Errorf("MAP_FILE: %w", err)
+	}
+	m, err := aamap.Load(path)
+	if err != nil {
+		return fmt.Errorf("MAP_FILE: %w", err)
+	}
+	warnings, err := m.Apply(&file.Sim)
+	if err != nil {
+		return fmt.Errorf("MAP_FILE %s: %w", path, err)
+	}
+	file.MapFile = path
+	file.Warnings = append(file.Warnings, warnings...)
+	return nil
 }
 
 // runServe runs the game server until SIGINT or SIGTERM, then closes every
