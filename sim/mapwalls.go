@@ -112,6 +112,7 @@ type rimWall struct {
 // at 0,0, and that box's size.
 type mapArena struct {
 	rim    []rimWall
+	walls  [][4]int64 // the rim as MapWalls returns it
 	spawns []MapSpawn
 	zones  []MapZone
 	w, h   int64 // the walls' box
@@ -128,6 +129,7 @@ func scaleMap(m *Map, side int64) *mapArena {
 		r := rimWall{x1: at(w.X1, x0), y1: at(w.Y1, y0), x2: at(w.X2, x0), y2: at(w.Y2, y0)}
 		r.bx0, r.by0, r.bx1, r.by1 = min(r.x1, r.x2), min(r.y1, r.y2), max(r.x1, r.x2), max(r.y1, r.y2)
 		a.rim = append(a.rim, r)
+		a.walls = append(a.walls, [4]int64{r.x1, r.y1, r.x2, r.y2})
 	}
 	for _, p := range m.Spawns {
 		a.spawns = append(a.spawns, MapSpawn{X: at(p.X, x0), Y: at(p.Y, y0), Dir: p.Dir})
@@ -334,17 +336,13 @@ func mulDiv(a, b, c int64) int64 { return floorDiv(mulWide(a, b), c) }
 
 // MapWalls returns the current round's map walls in the arena's coordinates
 // (micrometres), each as X1, Y1, X2, Y2, or nil on the square map, whose rim
-// is the square of side Arena(). Renderers draw them; bots steer by them.
+// is the square of side Arena(). Renderers draw them. The slice is shared:
+// do not modify it.
 func (s *State) MapWalls() [][4]int64 {
-	a := s.dv().mp
-	if a == nil {
-		return nil
+	if a := s.dv().mp; a != nil {
+		return a.walls
 	}
-	out := make([][4]int64, len(a.rim))
-	for i, w := range a.rim {
-		out[i] = [4]int64{w.x1, w.y1, w.x2, w.y2}
-	}
-	return out
+	return nil
 }
 
 // mapOf appends m (nil: the square) to the encoding of the rules.

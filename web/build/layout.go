@@ -45,7 +45,7 @@ func layoutGroups() []group {
 			{"zoneX", view.HZoneX}, {"zoneY", view.HZoneY}, {"zoneRadius", view.HZoneRadius}, {"zoneOpen", view.HZoneOpen},
 			{"explN", view.HExplN}, {"holeN", view.HHoleN}, {"explosionRadius", view.HExplosionRadius},
 			{"matchOver", view.HMatchOver}, {"limitRounds", view.HLimitRounds},
-			{"teamScore", view.HTeamScore}, {"teamRound", view.HTeamRound},
+			{"teamScore", view.HTeamScore}, {"teamRound", view.HTeamRound}, {"mapN", view.HMapN},
 		}},
 		{"C", "Cycle record word offsets.", []constant{
 			{"flags", view.CFlags}, {"dir", view.CDir}, {"x", view.CX}, {"y", view.CY}, {"turnX", view.CTurnX},
@@ -109,6 +109,7 @@ func layoutTS() []byte {
 		{"WALL_WORDS", "", view.WallWords},
 		{"EXPL_WORDS", "", view.ExplWords},
 		{"HOLE_WORDS", "", view.HoleWords},
+		{"MAP_WORDS", "", view.MapWords},
 		{"EXPLOSION_LIFE", "sim.ExplosionLife: seconds an explosion record lasts.", sim.ExplosionLife},
 		{"NO_TEAM", "sim.NoTeam: the team of a player not yet dealt one.", sim.NoTeam},
 		{"MAX_PLAYERS", "sim.MaxPlayers: cycle records in a frame.", sim.MaxPlayers},

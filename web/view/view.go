@@ -47,6 +47,8 @@
 //	 31 LimitRounds     LIMIT_ROUNDS of this round's set
 //	 32..63 TeamScore   each team's score this match (sim.MaxPlayers words)
 //	 64..95 TeamRound   the points each team made this round (sim.MaxPlayers words)
+//	 96 MapN            map wall records after the wall records (0: the square)
+//	 97                 reserved, zero
 //	cycle records (Cycles x CycleWords words), slot i at HeaderWords + i*CycleWords
 //	  0 flags (CyclePresent, CycleInRound, CycleAlive, CycleBraking, CycleWalls, CycleHuman)
 //	  1 dir (0 east +x, 1 north +y, 2 west, 3 south)
@@ -71,6 +73,8 @@
 //	between from and to. The holes of one owner are merged and sorted by from,
 //	owners in increasing order.
 //	wall records (WallN x WallWords words): x1, y1, x2, y2 (mm), odo (mm), owner
+//	map wall records (MapN x MapWords words): x1, y1, x2, y2 (mm), the pieces
+//	of an Armagetron map's walls (sim.State.MapWalls), in every frame
 //
 // web/build generates web/src/core/layout.ts from these constants (and the
 // phases, press kinds and close codes the page uses), so the two cannot
@@ -96,11 +100,11 @@ import (
 )
 
 // Magic identifies the layout version in word 0.
-const Magic = 0x57540005
+const Magic = 0x57540006
 
 // Sizes of the header and the four record kinds, in int32 words.
 const (
-	HeaderWords = 96
+	HeaderWords = HMapN + 2
 	CycleWords  = 20
 	WallWords   = 6
 	ExplWords   = 6
@@ -149,6 +153,14 @@ const HTeamScore = 32
 // HTeamRound is the header word of team 0's points this round; team t's is
 // HTeamRound+t.
 const HTeamRound = 64
+
+// HMapN is the header word that counts the map's wall pieces, sent in every
+// frame after the walls (MapWords each: X1, Y1, X2, Y2 in millimetres as
+// WX1..WY2); 0 on the square map, whose rim is the square of side HArena.
+const HMapN = HTeamRound + sim.MaxPlayers
+
+// MapWords is the size of a map wall piece's record.
+const MapWords = 4
 
 // Cycle record word offsets.
 const (
@@ -251,7 +263,8 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 			nexpl++
 		}
 	}
-	size := 4 * (HeaderWords + sim.MaxPlayers*CycleWords + nexpl*ExplWords + len(holes)*HoleWords + n*WallWords)
+	mapWalls := s.MapWalls()
+	size := 4 * (HeaderWords + sim.MaxPlayers*CycleWords + nexpl*ExplWords + len(holes)*HoleWords + n*WallWords + len(mapWalls)*MapWords)
 	if cap(e.buf) < size {
 		e.buf = make([]byte, size, size+size/2)
 	}
@@ -300,6 +313,7 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 		w.put(HMatchOver, 1)
 	}
 	w.put(HLimitRounds, s.LimitRounds())
+	w.put(HMapN, int64(len(mapWalls)))
 	for t := range sim.MaxPlayers {
 		w.put(HTeamScore+t, s.TeamScore(t))
 		w.put(HTeamRound+t, s.TeamRound(t))
@@ -339,6 +353,13 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 		r.put(WY2, mm(wl.Y2))
 		r.put(WOdo, mm(wl.Odo))
 		r.put(WOwner, int64(wl.Owner))
+	}
+	off += n * WallWords
+	for k, mw := range mapWalls {
+		r := w[4*(off+k*MapWords):]
+		for j, v := range mw {
+			r.put(j, mm(v))
+		}
 	}
 	e.sent = append(e.sent[:from], walls[from:from+n]...)
 	return b

@@ -31,7 +31,7 @@ func (r *reader) apply(t *testing.T, b []byte) (hdr []int32) {
 		t.Fatalf("wall from %d beyond the %d walls the reader has", from, len(r.walls))
 	}
 	off := HeaderWords + int(w[HCycles])*CycleWords + int(w[HExplN])*ExplWords + int(w[HHoleN])*HoleWords
-	if want := off + n*WallWords; len(w) != want {
+	if want := off + n*WallWords + int(w[HMapN])*MapWords; len(w) != want {
 		t.Fatalf("frame has %d words, want %d", len(w), want)
 	}
 	r.walls = r.walls[:from]
@@ -400,5 +400,32 @@ func TestFrameDeadWallsStay(t *testing.T) {
 	}
 	if long < 100 {
 		t.Fatalf("only %d frames with a cycle dead for over 10 s", long)
+	}
+}
+
+// TestFrameMap checks that a frame carries an Armagetron map's walls after
+// the trails, in millimetres, and none on the square.
+func TestFrameMap(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	u := int64(sim.Unit)
+	cfg.Map = &sim.Map{Axes: 4, Spawns: []sim.MapSpawn{{X: 255 * u, Y: 50 * u, Dir: 1}, {X: 245 * u, Y: 450 * u, Dir: 3}},
+		Walls: []sim.MapWall{{0, 250 * u, 250 * u, 500 * u}, {250 * u, 500 * u, 500 * u, 250 * u}, {500 * u, 250 * u, 250 * u, 0}, {250 * u, 0, 0, 250 * u}}}
+	set := cfg.MP
+	cfg.Both(set) // SIZE_FACTOR 0: a map unit is a metre
+	s, bots := newGameWith(t, cfg, 1, 2, 1)
+	bot.Play(s, bots, 600)
+	var e Encoder
+	var r reader
+	w := r.apply(t, e.Frame(s, 0, 0, 0))
+	if w[HMapN] != 4 {
+		t.Fatalf("MapN %d, want 4", w[HMapN])
+	}
+	m := w[len(w)-4*MapWords:]
+	if [4]int32(m[4:8]) != [4]int32{250_000, 500_000, 500_000, 250_000} {
+		t.Fatalf("second map wall %v", m[4:8])
+	}
+	sq, _ := newGame(t, 2)
+	if w := r.apply(t, e.Frame(sq, 0, 0, 0)); w[HMapN] != 0 {
+		t.Fatalf("the square sends %d map walls", w[HMapN])
 	}
 }

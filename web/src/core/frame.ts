@@ -1,5 +1,5 @@
 // Frame: the page's copy of the last frame the core made (web/view/view.go).
-import { C, CF, CYCLE_WORDS, E, EXPL_WORDS, H, HEADER_WORDS, HOLE_WORDS, Ho, MAGIC, MAX_PLAYERS, WALL_WORDS } from "./layout";
+import { C, CF, CYCLE_WORDS, E, EXPL_WORDS, H, HEADER_WORDS, HOLE_WORDS, Ho, MAGIC, MAP_WORDS, MAX_PLAYERS, WALL_WORDS } from "./layout";
 
 /** One cycle, decoded into plain numbers (metres, m/s) for the renderer. */
 export interface CycleView {
@@ -58,6 +58,12 @@ export class Frame {
   /** This frame's holes, copied: owner, from, to (metres of the owner's
    * odometer) per hole, sorted by owner and then from. */
   holes = new Float32Array(0);
+  /** An Armagetron map's walls (metres): x1, y1, x2, y2 per piece; empty on
+   * the square map, whose rim is the square of side arena. */
+  mapWalls = new Float32Array(0);
+  /** Counts the changes of mapWalls, so that a drawing of them is redone
+   * only when they change (a new map, or a settings set of another size). */
+  mapSerial = 0;
 
   constructor() {
     for (let i = 0; i < MAX_PLAYERS; i++) {
@@ -118,6 +124,15 @@ export class Frame {
       this.holes[k * 3] = w[o + Ho.owner];
       this.holes[k * 3 + 1] = w[o + Ho.from] / 1000;
       this.holes[k * 3 + 2] = w[o + Ho.to] / 1000;
+    }
+    o += w[H.wallN] * WALL_WORDS;
+    const nm = w[H.mapN] * MAP_WORDS;
+    let same = this.mapWalls.length === nm;
+    for (let k = 0; same && k < nm; k++) same = this.mapWalls[k] === w[o + k] / 1000;
+    if (!same) {
+      this.mapWalls = new Float32Array(nm);
+      for (let k = 0; k < nm; k++) this.mapWalls[k] = w[o + k] / 1000;
+      this.mapSerial++;
     }
   }
 

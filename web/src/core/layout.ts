@@ -3,12 +3,13 @@
 // is an int32 word, distances in millimetres.
 
 /** Layout version, header word 0. */
-export const MAGIC = 0x57540005;
-export const HEADER_WORDS = 96;
+export const MAGIC = 0x57540006;
+export const HEADER_WORDS = 98;
 export const CYCLE_WORDS = 20;
 export const WALL_WORDS = 6;
 export const EXPL_WORDS = 6;
 export const HOLE_WORDS = 3;
+export const MAP_WORDS = 4;
 /** sim.ExplosionLife: seconds an explosion record lasts. */
 export const EXPLOSION_LIFE = 4;
 /** sim.NoTeam: the team of a player not yet dealt one. */
@@ -58,6 +59,7 @@ export const H = {
   limitRounds: 31,
   teamScore: 32,
   teamRound: 64,
+  mapN: 96,
 } as const;
 
 /** Cycle record word offsets. */

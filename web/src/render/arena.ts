@@ -1,4 +1,5 @@
-// The arena: a dark floor with a glowing grid, and the rim.
+// The arena: a dark floor with a glowing grid, and the rim (the square's, or
+// an Armagetron map's walls).
 import {
   AdditiveBlending, BufferGeometry, DoubleSide, Float32BufferAttribute, Mesh, PlaneGeometry, Scene,
   ShaderMaterial,
@@ -55,6 +56,7 @@ const RIM_HEIGHT = 6;
 
 export class Arena {
   private size = 0;
+  private mapSerial = -1;
   private readonly floor: Mesh;
   private readonly rim: Mesh;
   private readonly floorMat: ShaderMaterial;
@@ -75,21 +77,24 @@ export class Arena {
     scene.add(this.floor, this.rim);
   }
 
-  /** resize lays out the floor and rim for an arena of side metres (sim x -> x, sim y -> -z). */
-  resize(side: number): void {
-    if (side === this.size || side <= 0) return;
+  /** resize lays out the floor and rim for an arena of side metres (sim x
+   * -> x, sim y -> -z): the square's rim, or a map's walls (x1, y1, x2, y2
+   * per piece) when there are any; serial tells when they changed. */
+  resize(side: number, mapWalls: Float32Array, serial: number): void {
+    if ((side === this.size && serial === this.mapSerial) || side <= 0) return;
     this.size = side;
+    this.mapSerial = serial;
     this.floorMat.uniforms.uArena.value = side;
     // The floor reaches well past the rim so the horizon is never empty.
     const span = side * 4;
     this.floor.scale.set(span, span, 1);
     this.floor.position.set(side / 2, 0, -side / 2);
-    const corners = [[0, 0], [side, 0], [side, side], [0, side], [0, 0]];
+    let pieces = mapWalls;
+    if (pieces.length === 0) pieces = new Float32Array([0, 0, side, 0, side, 0, side, side, side, side, 0, side, 0, side, 0, 0]);
     const pos: number[] = [];
     const uv: number[] = [];
-    for (let i = 0; i < 4; i++) {
-      const [x1, y1] = corners[i];
-      const [x2, y2] = corners[i + 1];
+    for (let i = 0; i + 3 < pieces.length; i += 4) {
+      const x1 = pieces[i], y1 = pieces[i + 1], x2 = pieces[i + 2], y2 = pieces[i + 3];
       pos.push(x1, 0, -y1, x2, 0, -y2, x2, RIM_HEIGHT, -y2, x1, 0, -y1, x2, RIM_HEIGHT, -y2, x1, RIM_HEIGHT, -y1);
       uv.push(0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1);
     }

@@ -8,6 +8,9 @@ import { colorCSS, colorsVersion } from "./palette";
 import type { Trails } from "./trails";
 import { ZONE_CSS } from "./zone";
 
+/** The rim's colour: the square's border, or a map's walls. */
+const RIM_CSS = "rgba(120, 210, 255, 0.8)";
+
 export class Minimap {
   private readonly ctx: CanvasRenderingContext2D;
   private readonly layer: HTMLCanvasElement;
@@ -16,6 +19,7 @@ export class Minimap {
   private ownersMask = 0; // owners whose walls stand (bit per player)
   private arena = 0;
   private colors = -1; // colorsVersion the layer was drawn with
+  private mapSerial = -1; // Frame.mapSerial of the map walls on the layer
 
   constructor(private readonly canvas: HTMLCanvasElement) {
     const ctx = canvas.getContext("2d");
@@ -42,11 +46,23 @@ export class Minimap {
     for (let i = 0; i < MAX_PLAYERS; i++) if (trails.ownerVisible(i)) mask |= 1 << i;
     // Walls taken back, or an owner's walls vanished (or came back after a
     // rollback): start the layer over.
-    if (f.arena !== this.arena || f.wallFrom < this.drawn || mask !== this.ownersMask || colorsVersion() !== this.colors) {
+    if (f.arena !== this.arena || f.wallFrom < this.drawn || mask !== this.ownersMask || colorsVersion() !== this.colors ||
+      f.mapSerial !== this.mapSerial) {
       this.arena = f.arena;
       this.colors = colorsVersion();
+      this.mapSerial = f.mapSerial;
       this.lctx.clearRect(0, 0, this.layer.width, this.layer.height);
       this.drawn = 0;
+      // An Armagetron map's walls, in the rim's colour, under the trails.
+      const m = f.mapWalls;
+      this.lctx.strokeStyle = RIM_CSS;
+      this.lctx.lineWidth = 1.5;
+      this.lctx.beginPath();
+      for (let i = 0; i + 3 < m.length; i += 4) {
+        this.lctx.moveTo(this.sx(m[i]), this.sy(m[i + 1]));
+        this.lctx.lineTo(this.sx(m[i + 2]), this.sy(m[i + 3]));
+      }
+      this.lctx.stroke();
     }
     this.ownersMask = mask;
     const lc = this.lctx;
@@ -67,7 +83,7 @@ export class Minimap {
     c.clearRect(0, 0, this.canvas.width, this.canvas.height);
     c.fillStyle = "rgba(2, 8, 18, 0.75)";
     c.fillRect(0, 0, this.canvas.width, this.canvas.height);
-    c.strokeStyle = "rgba(120, 210, 255, 0.8)";
+    c.strokeStyle = RIM_CSS;
     c.lineWidth = 1;
     c.strokeRect(0.5, 0.5, this.canvas.width - 1, this.canvas.height - 1);
     c.drawImage(this.layer, 0, 0);

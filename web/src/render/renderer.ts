@@ -55,7 +55,7 @@ export class Renderer {
    * wall); spectating allows the free camera. */
   draw(f: Frame, follow: number, dt: number, wreck = false, spectating = false): void {
     this.fit();
-    this.arena.resize(f.arena);
+    this.arena.resize(f.arena, f.mapWalls, f.mapSerial);
     applyTeams(f);
     syncColors();
     this.trails.sync(f);
