@@ -409,7 +409,8 @@ func TestFrameMap(t *testing.T) {
 	cfg := sim.DefaultConfig()
 	u := int64(sim.Unit)
 	cfg.Map = &sim.Map{Axes: 4, Spawns: []sim.MapSpawn{{X: 255 * u, Y: 50 * u, Dir: 1}, {X: 245 * u, Y: 450 * u, Dir: 3}},
-		Walls: []sim.MapWall{{0, 250 * u, 250 * u, 500 * u}, {250 * u, 500 * u, 500 * u, 250 * u}, {500 * u, 250 * u, 250 * u, 0}, {250 * u, 0, 0, 250 * u}}}
+		Walls: []sim.MapWall{{X1: 0, Y1: 250 * u, X2: 250 * u, Y2: 500 * u}, {X1: 250 * u, Y1: 500 * u, X2: 500 * u, Y2: 250 * u},
+			{X1: 500 * u, Y1: 250 * u, X2: 250 * u, Y2: 0}, {X1: 250 * u, Y1: 0, X2: 0, Y2: 250 * u}}}
 	set := cfg.MP
 	cfg.Both(set) // SIZE_FACTOR 0: a map unit is a metre
 	s, bots := newGameWith(t, cfg, 1, 2, 1)
