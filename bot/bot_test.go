@@ -163,3 +163,20 @@ func TestDeterminism(t *testing.T) {
 		}
 	}
 }
+
+// TestSlantedMapWall checks that a map wall at 45 degrees (the diamond's
+// edge y = x + 250 m) stands on the bot's map as a staircase a lane cannot
+// cross: riding north from (100, 300) m the bot sees it about 50 m ahead,
+// within the map's resolution, and riding west from (200, 449) m, 1 m from
+// it, within a metre and two cells.
+func TestSlantedMapWall(t *testing.T) {
+	var g grid
+	g.init(500 * sim.Meter)
+	g.slanted(0, 250*sim.Meter, 250*sim.Meter, 500*sim.Meter)
+	if d := g.ahead(100*sim.Meter, 300*sim.Meter, 1, 200*sim.Meter, 0); d < 50*sim.Meter-2*g.cell || d > 50*sim.Meter+2*g.cell {
+		t.Errorf("north from (100, 300): %d ahead, want 50 m within two cells", d)
+	}
+	if d := g.ahead(200*sim.Meter, 449*sim.Meter, 2, 200*sim.Meter, 0); d > 2*sim.Meter+2*g.cell {
+		t.Errorf("west from (200, 449): %d ahead, want about 1 m", d)
+	}
+}

@@ -78,6 +78,7 @@ func TestGoldenMaps(t *testing.T) {
 		if ph != sim.PhaseOver || moved != players {
 			t.Errorf("%s: phase %d after %d ticks, %d of %d cycles rode", filepath.Base(path), ph, s.Tick(), moved, players)
 		}
+		t.Logf("%s: round decided at tick %d", filepath.Base(path), s.Tick())
 		key := fmt.Sprintf("map=%s players=%d seed=%d", strings.TrimSuffix(filepath.Base(path), ".aamap.xml"), players, k+1)
 		got := fmt.Sprintf("%016x", s.Hash())
 		fmt.Fprintf(&out, "%s %s\n", key, got)

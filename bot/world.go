@@ -147,6 +147,9 @@ func (w *world) update(s *sim.State, at *sim.Cycle, every int64) {
 // redraw builds the map from every wall that stands now.
 func (w *world) redraw(s *sim.State) {
 	w.g.clear()
+	for _, m := range s.MapWalls() {
+		w.g.slanted(m[0], m[1], m[2], m[3])
+	}
 	w.trails = [sim.MaxPlayers]trail{}
 	walls := s.RoundWalls()
 	for k := range walls {
