@@ -32,8 +32,12 @@ func runLab(args []string) error {
 	twice := fs.Bool("twice", false, "with --datagram, the server sends each Accepted twice (as its WebTransport link does on a lossy path)")
 	bots := fs.Int("bots", 0, "server bots in the room besides the clients")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	placement := fs.Bool("placement", false, "instead: play each of the regions scenarios (docs/deploy.md) on every candidate server and print where clock.Policy.Place puts the room against the lab's best")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *placement {
+		return runPlacement(*duration, *seed)
 	}
 	o := lab.Options{Seed: *seed, TickRate: *tickRate, Datagram: *datagram, Twice: *twice, Bots: *bots}
 	var err error
@@ -82,5 +86,23 @@ func runLab(args []string) error {
 	}
 	r.Print(os.Stdout)
 	fmt.Fprintf(os.Stdout, "(%.0fs of game time in %.2fs)\n", o.Duration.Seconds(), time.Since(start).Seconds())
+	return nil
+}
+
+// runPlacement prints the placement table of docs/deploy.md.
+func runPlacement(duration string, seed uint64) error {
+	d, err := lab.ParseDuration("duration", duration)
+	if err != nil {
+		return err
+	}
+	var rs []lab.PlacementResult
+	for _, sc := range lab.PlacementScenarios() {
+		r, err := lab.MeasurePlacement(sc, d, seed)
+		if err != nil {
+			return err
+		}
+		rs = append(rs, r)
+	}
+	lab.PrintPlacement(os.Stdout, rs)
 	return nil
 }
