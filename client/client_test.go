@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"webtron/history"
 	"webtron/proto"
 	"webtron/sim"
 )
@@ -453,5 +454,86 @@ func TestFinalityBroken(t *testing.T) {
 	}
 	if got := s.Stats().ProtocolErrors; got != 1 {
 		t.Errorf("%d protocol errors counted, want 1", got)
+	}
+}
+
+// TestTurnCarriesItsInstant: a turn is proposed with the instant it was
+// pressed within its tick (sim.TurnArg), at the moment the key went down
+// with the mind reader and exactly a tick later without; the proposal, a
+// resend and a postponement keep it; a remote turn's lag counts from its
+// instant.
+func TestTurnCarriesItsInstant(t *testing.T) {
+	dt := time.Second / 120
+	press := func(mind bool, queue time.Duration) (int64, int32) {
+		t.Helper()
+		s := started(t, mind)
+		now := 602 * time.Millisecond // 0.24 tick into tick 72
+		s.Update(now)
+		s.Press(now, sim.EvTurnLeft, queue)
+		tick := pendingTick(s, 1)
+		evs := s.Timeline().Log.AppendAt(nil, tick)
+		var prop *proto.Propose
+		for _, m := range outgoing(t, s) {
+			if p, ok := m.(*proto.Propose); ok {
+				prop = p
+			}
+		}
+		if len(evs) != 1 || prop == nil || prop.Events[0].Arg != evs[0].Arg || prop.Events[0].Tick != uint64(tick) {
+			t.Fatalf("mind reader %v: logged %v at %d, proposed %+v: want the same turn", mind, evs, tick, prop)
+		}
+		return tick, evs[0].Arg
+	}
+	for _, c := range []struct {
+		mind  bool
+		queue time.Duration
+		tick  int64
+		arg   int32
+	}{
+		{true, 0, 72, 61},                    // 602 ms: 72 + 0.24 tick (61.4/256)
+		{true, time.Millisecond, 72, 31},     // the key went down at 601 ms
+		{true, 20 * time.Millisecond, 71, 0}, // at 582 ms, in tick 69: two ticks back at most, the start of 71
+		{false, 0, 73, 61},                   // a tick after the press
+		{false, 20 * time.Millisecond, 73, 61},
+	} {
+		tick, arg := press(c.mind, c.queue)
+		if tick != c.tick || arg != c.arg {
+			t.Errorf("mind reader %v, queue %v: turn at %d + %d/256, want %d + %d/256", c.mind, c.queue, tick, arg, c.tick, c.arg)
+		}
+	}
+
+	// The server postpones it: it moves whole ticks, its instant in the
+	// tick is kept (the server's log keeps the event as proposed).
+	s := started(t, true)
+	now := 602 * time.Millisecond
+	s.Update(now)
+	s.Press(now, sim.EvTurnLeft, 0)
+	outgoing(t, s)
+	recv(t, s, now, &proto.Postponed{Seq: 1, Asked: 72, Tick: 75})
+	if evs := s.Timeline().Log.AppendAt(nil, 75); len(evs) != 1 || evs[0].Arg != 61 {
+		t.Fatalf("postponed to 75: %v, want the turn with Arg 61", evs)
+	}
+	var resent []proto.Proposal
+	for range 200 {
+		now += 4 * time.Millisecond
+		s.Update(now)
+		for _, m := range outgoing(t, s) {
+			if p, ok := m.(*proto.Propose); ok {
+				resent = append(resent, p.Events...)
+			}
+		}
+	}
+	if len(resent) == 0 || resent[0].Arg != 61 {
+		t.Fatalf("resent %+v, want the turn with its Arg", resent)
+	}
+
+	// A remote turn at tick 70 + 128/256 seen at 600 ms: 2.5 ticks ago.
+	s = started(t, false)
+	var lag time.Duration
+	s.OnEvent = func(_ history.TickEvent, l time.Duration) { lag = l }
+	s.Update(600 * time.Millisecond)
+	recv(t, s, 600*time.Millisecond, &proto.Accepted{Seq: 0, Events: []proto.TickEvent{
+		{Tick: 70, Event: sim.Event{Kind: sim.EvTurnLeft, Player: 1, Seq: 1, Arg: 128}}}})
+	if want := 600*time.Millisecond - 70*dt - dt/2; lag != want {
+		t.Fatalf("remote turn's lag %v, want %v (from its instant)", lag, want)
 	}
 }

@@ -138,11 +138,12 @@ func (s *Session) accepted(now time.Duration, m *proto.Accepted) error {
 		if int(ev.Ev.Player) != s.you && ev.Ev.Player < sim.MaxPlayers {
 			s.stats.EventsReceived++
 			// Measured U (netcode.md section 5): the viewer's clock at receipt
-			// minus the event's tick. The clock is not floored to whole ticks,
-			// which would bias the measure by half a tick. Only the player's
-			// own inputs measure it: the server's events for a player (a
-			// join, a ping-rubber latency) are laid at the server's present.
-			lag := at - time.Duration(ev.Tick)*s.dt
+			// minus the event's time (a turn's instant within its tick). The
+			// clock is not floored to whole ticks, which would bias the
+			// measure by half a tick. Only the player's own inputs measure
+			// it: the server's events for a player (a join, a ping-rubber
+			// latency) are laid at the server's present.
+			lag := at - s.when(ev)
 			if ev.Ev.Kind.PlayerInput() {
 				s.lagRing[ev.Ev.Player].add(lag)
 			}

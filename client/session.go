@@ -21,8 +21,10 @@ type Options struct {
 	Name, Room string
 	Token      []byte // reconnect token from an earlier Welcome
 	Spectate   bool
-	// MindReader turns on negative input delay (netcode.md section 4): a press
-	// is backdated by half a tick plus the measured input-queue latency.
+	// MindReader turns on negative input delay (netcode.md section 4): a turn
+	// is made at the moment its key went down (the measured input-queue
+	// latency before the press reached the session), a brake is backdated by
+	// half a tick plus that latency.
 	MindReader bool
 	// MaxBackdate bounds the backdating, in ticks (default 2).
 	MaxBackdate int64
@@ -53,7 +55,7 @@ type Session struct {
 	lastNow  time.Duration
 	rateNow  clock.Rate
 	lead     time.Duration // target lead from the server
-	extra    time.Duration // mind reader's added lead: half a tick plus queue latency
+	extra    time.Duration // mind reader's added lead: a tick plus queue latency
 	lastPing time.Duration
 	// answers are the server's pings not yet answered: Update answers them,
 	// right before the host sends what a frame queued, so that the pong's

@@ -115,7 +115,7 @@ func (s *Session) resendProposals(now time.Duration) {
 		p.sentAt = now
 		p.resent = true
 		s.sawLoss(now)
-		s.queue(&proto.Propose{Events: []proto.Proposal{{Seq: seq, Tick: uint64(p.tick), Kind: p.ev.Kind}}})
+		s.queue(&proto.Propose{Events: []proto.Proposal{{Seq: seq, Tick: uint64(p.tick), Kind: p.ev.Kind, Arg: p.ev.Arg}}})
 	}
 }
 
@@ -140,31 +140,51 @@ func (s *Session) reportHashes() {
 // event.timeStamp). The event is applied at once (prediction) and proposed to
 // the server.
 //
-// Without the mind reader an input lands on the next tick, so local input
-// latency spreads over (0, 1] tick. With it the press counts from
-// now - tickDuration/2 - queueLatency, which centres the latency on zero; the
-// lead grows by the same amount so that the backdated event still reaches the
-// server in time (netcode.md section 4).
+// A turn carries the instant it was pressed within its tick (sim.SubTicks),
+// so that the cycle turns where it was then. With the mind reader that
+// instant is the moment the key went down, now - queueLatency, in the tick
+// that holds it: local input latency is zero. The tick starts up to a tick
+// before that moment, so the lead grows by a tick plus the queue latency for
+// the backdated event still to reach the server in time (netcode.md section
+// 4). Without it a press lands on the next tick, so a turn is made exactly a
+// tick after the core saw the key.
+//
+// Brakes act on whole ticks: without the mind reader one lands on the next
+// tick, so its latency spreads over (0, 1] tick; with it the press counts
+// from now - tickDuration/2 - queueLatency, which centres that latency on
+// zero.
 func (s *Session) Press(now time.Duration, kind sim.EventKind, queueLatency time.Duration) {
 	if !s.started || s.you < 0 || !kind.PlayerInput() {
 		return
 	}
+	turn := kind == sim.EvTurnLeft || kind == sim.EvTurnRight
 	at := s.clockAt(now)
-	eff := at
-	if s.opt.MindReader {
+	var tick int64
+	var arg int32
+	switch {
+	case s.opt.MindReader:
 		queueLatency = max(0, min(queueLatency, 100*time.Millisecond))
-		eff -= s.dt/2 + queueLatency
 		// The lead follows the measured queue latency, smoothed.
-		want := s.dt/2 + queueLatency
+		want := s.dt + queueLatency
 		s.extra += (want - s.extra) / 8
+		if turn {
+			tick, arg = s.instant(at - queueLatency)
+		} else {
+			tick = int64((at-s.dt/2-queueLatency)/s.dt) + 1
+		}
+		if least := int64(at/s.dt) + 1 - s.opt.MaxBackdate; tick < least {
+			tick, arg = least, 0 // the earliest instant still allowed
+		}
+	case turn:
+		tick, arg = s.instant(at + s.dt)
+	default:
+		tick = int64(at/s.dt) + 1
 	}
-	tick := int64(eff/s.dt) + 1
-	if s.opt.MindReader {
-		tick = max(tick, int64(at/s.dt)+1-s.opt.MaxBackdate)
+	if tick < s.finalAll {
+		tick, arg = s.finalAll, 0
 	}
-	tick = max(tick, s.finalAll)
 	s.seq++
-	ev := sim.Event{Kind: kind, Player: uint8(s.you), Seq: s.seq}
+	ev := sim.Event{Kind: kind, Player: uint8(s.you), Seq: s.seq, Arg: arg}
 	// The timeline cannot refuse it: tick is finalAll or later, the
 	// confirmed state never passes finalAll (Finalize), and the seq is new.
 	// Were it refused all the same, the press goes unproposed: the server
@@ -174,7 +194,7 @@ func (s *Session) Press(now time.Duration, kind sim.EventKind, queueLatency time
 	}
 	s.pending[s.seq] = &proposal{ev: ev, tick: tick, sentAt: now}
 	s.stats.EventsSent++
-	prop := &proto.Propose{Events: []proto.Proposal{{Seq: s.seq, Tick: uint64(tick), Kind: kind}}}
+	prop := &proto.Propose{Events: []proto.Proposal{{Seq: s.seq, Tick: uint64(tick), Kind: kind, Arg: arg}}}
 	s.queue(prop)
 	if now < s.lossyUntil {
 		// On a lossy link a lost proposal is proposed again two round trips
@@ -187,6 +207,25 @@ func (s *Session) Press(now time.Duration, kind sim.EventKind, queueLatency time
 	if s.OnLocal != nil {
 		s.OnLocal(ev, tick, at-queueLatency) // when the key really went down
 	}
+}
+
+// instant returns the tick that holds time t of the session's clock, and
+// where in it t lies as a turn's Arg (sim.TurnArg: rounded to the nearest
+// 1/SubTicks, the next tick's start when that rounds up).
+func (s *Session) instant(t time.Duration) (int64, int32) {
+	tick := int64(t / s.dt)
+	in := t - time.Duration(tick)*s.dt
+	if in < 0 {
+		tick, in = tick-1, in+s.dt
+	}
+	arg, carry := sim.TurnArg(int64(in), int64(s.dt))
+	return tick + carry, arg
+}
+
+// when returns the time of the session's clock at which event te happens:
+// its tick's start, and for a turn the instant within the tick it carries.
+func (s *Session) when(te history.TickEvent) time.Duration {
+	return time.Duration(te.Tick)*s.dt + s.dt*time.Duration(te.Ev.At())/sim.SubTicks
 }
 
 // Chat queues a chat line.

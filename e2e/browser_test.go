@@ -286,7 +286,7 @@ func TestBrowserThroughRelays(t *testing.T) {
 		// that much older (netcode.md section 4); the lab's pages wait 0. The
 		// lead follows each press (smoothed), so the value read at the end is
 		// one reading of what the median spans: the wait may add up to it.
-		extra := max(0, st.MindReaderMs-tick/2)
+		extra := max(0, st.MindReaderMs-tick) // the mind reader's lead is a tick plus the wait
 		perf := pages[i].perf(t)
 		t.Logf("page %d: ping %.1f ms, lead %.1f ms, U measured %.1f ms, predicted %.1f ms, lab %.1f ms, mind reader %.1f ms (%.0f fps, keys waited %.1f ms p50 for the page's handler)",
 			i+1, st.PingMs, st.LeadMs, got.MeasuredMs, got.PredictedMs, lab, st.MindReaderMs, perf.FPS, perf.Input.P50)
@@ -315,6 +315,7 @@ func seesTurnAsHistory(t *testing.T, w *watcher, b driven, idA, want int) {
 	// The server's history, as a spectator received it.
 	var cornerH float64
 	var turnTick int64 = -1
+	var turnArg int32
 	waitFor(t, "the spectator to see A's turn", 10*time.Second, func() bool {
 		ok := false
 		w.with(func(s *client.Session) {
@@ -331,7 +332,7 @@ func seesTurnAsHistory(t *testing.T, w *watcher, b driven, idA, want int) {
 			}
 			for _, te := range s.Timeline().Log.From(0) {
 				if int(te.Ev.Player) == idA && te.Ev.Kind == sim.EvTurnLeft {
-					turnTick = te.Tick
+					turnTick, turnArg = te.Tick, te.Ev.Arg
 				}
 			}
 			ok = true
@@ -341,7 +342,9 @@ func seesTurnAsHistory(t *testing.T, w *watcher, b driven, idA, want int) {
 	if math.Abs(cornerB-cornerH) > 0.002 {
 		t.Errorf("A's corner in B's view %.3f m, in the server's history %.3f m (turn at tick %d): B applied the turn at another tick", cornerB, cornerH, turnTick)
 	}
-	t.Logf("A turned at tick %d; corner %.3f m in B's view and in the history", turnTick, cornerH)
+	// The page sends the instant within the tick the key went down (a turn
+	// pressed exactly at a tick's start, Arg 0, is one press in 256).
+	t.Logf("A turned at tick %d + %d/256; corner %.3f m in B's view and in the history", turnTick, turnArg, cornerH)
 }
 
 // driven is a page a test drives: Chromium's (page, over the DevTools

@@ -11,7 +11,7 @@ type Status uint8
 // Decisions.
 const (
 	Accepted  Status = iota + 1 // lands at the tick asked for
-	Postponed                   // lands later than asked: it came too late for the proposer's leniency
+	Postponed                   // lands later than asked: it came too late for the proposer's leniency (a turn keeps its instant within the tick: see decide)
 	Refused                     // does not land; Reason says why
 )
 
@@ -198,6 +198,11 @@ func (a *Authority) decide(from int, ev sim.Event, tick int64) Decision {
 	}
 	early := a.earliest(from)
 	d := Decision{Status: Accepted, Tick: tick, Late: early - tick}
+	// A postponed event moves by whole ticks and is otherwise as proposed:
+	// a turn keeps the instant within its tick that it carries (Arg), so
+	// that the answer, which names the tick only, is all the proposer needs
+	// to agree with the log. It is then made up to a tick later than the
+	// earliest instant allowed (the start of that tick).
 	if tick < early {
 		d.Status, d.Tick = Postponed, early
 	}

@@ -288,6 +288,30 @@ func TestAuthority(t *testing.T) {
 	}
 }
 
+// TestPostponedTurnKeepsItsInstant: a turn postponed moves by whole ticks
+// and keeps the instant within its tick that it was pressed at (its Arg):
+// the decision names only the tick, and the proposer, which holds the
+// event as it proposed it, needs no more to agree with the log.
+func TestPostponedTurnKeepsItsInstant(t *testing.T) {
+	tl := newTL(t, Options{Confirmed: true})
+	a := NewAuthority(tl, 60)
+	a.Server(sim.Event{Kind: sim.EvJoin, Player: 0})
+	a.SetActive(0, true)
+	for now := int64(1); now < 600; now++ {
+		if _, err := a.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := a.Now()
+	ev := sim.Event{Kind: sim.EvTurnRight, Player: 0, Seq: 1, Arg: 200}
+	if d := a.Propose(0, ev, now-2); d.Status != Postponed || d.Tick != now {
+		t.Fatalf("decision %+v, want postponed to %d", d, now)
+	}
+	if evs := tl.Log.AppendAt(nil, now); len(evs) != 1 || evs[0] != ev {
+		t.Fatalf("logged at %d: %v, want %+v", now, evs, ev)
+	}
+}
+
 // TestJoinDataCatchesUp checks that a newcomer built from JoinData reaches the
 // server's hash.
 func TestJoinDataCatchesUp(t *testing.T) {

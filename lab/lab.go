@@ -89,6 +89,7 @@ type player struct {
 	presses []drive.Press
 	out     [][]byte
 	inputs  []time.Duration // local input latency
+	turns   []time.Duration // local input latency of the turns alone
 	up      int64           // bytes sent
 }
 
@@ -207,7 +208,12 @@ func (x *experiment) join(p *player) {
 	p.sess = client.New(client.Options{Name: fmt.Sprintf("lab%d", p.id), Room: "lab", MindReader: x.opt.MindReader})
 	p.drv = drive.New(p.sess, drive.Options{Seed: x.opt.Seed + uint64(p.id)*31, BrakeEvery: brakeEvery, QueueLatency: x.opt.QueueLatency})
 	p.sess.OnLocal = func(ev sim.Event, tick int64, at time.Duration) {
-		p.inputs = append(p.inputs, time.Duration(tick)*x.dt-at)
+		// A turn happens at the instant within its tick that it carries.
+		d := time.Duration(tick)*x.dt + x.dt*time.Duration(ev.At())/sim.SubTicks - at
+		p.inputs = append(p.inputs, d)
+		if ev.Kind == sim.EvTurnLeft || ev.Kind == sim.EvTurnRight {
+			p.turns = append(p.turns, d)
+		}
 	}
 	x.send(p, p.sess.Hello(x.net.Now()))
 	var frame func()

@@ -120,7 +120,10 @@ func TestOurRuleRollsBackLess(t *testing.T) {
 func TestAutoThreePlayers(t *testing.T) {
 	pings := []time.Duration{20 * ms, 100 * ms, 180 * ms}
 	for _, mind := range []bool{true, false} {
-		r := runT(t, Options{Pings: pings, Charity: clock.AutoCharity, MindReader: mind})
+		// Seed 2: in seed 1's run without the mind reader player 1 dies in
+		// the first round and sits out the rest of the minute, too few of its
+		// events (33) for a median.
+		r := runT(t, Options{Pings: pings, Charity: clock.AutoCharity, MindReader: mind, Seed: 2})
 		for _, p := range r.Pairs {
 			want := float64(pings[p.Viewer-1]+pings[p.Peer-1]) / 2 / float64(ms)
 			if math.Abs(p.Predicted-want) > 0.5 || math.Abs(p.P50-expectedP50(want, mind, r.TickRate)) > lagTolerance {
@@ -153,15 +156,25 @@ func TestInvariant(t *testing.T) {
 
 // TestInputLatency: with the mind reader the local input latency centres on
 // zero and spreads over about a tick; without it, it centres on half a tick.
+// Turns carry their instant within the tick: with the mind reader they
+// happen when the key went down, without it exactly a tick later, to the
+// rounding of 1/256 of a tick (16 us).
 func TestInputLatency(t *testing.T) {
 	tick := 1000.0 / 120
+	round := tick/512 + 0.001
 	on := runT(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, MindReader: true})
 	if math.Abs(on.Input.P50) > 0.1*tick || on.Input.P95-on.Input.P05 < 0.7*tick || on.Input.P95-on.Input.P05 > 1.1*tick {
 		t.Errorf("mind reader on: input latency p05/p50/p95 %.2f/%.2f/%.2f ms, want p50 ~0 and a spread of ~1 tick", on.Input.P05, on.Input.P50, on.Input.P95)
 	}
+	if ti := on.TurnInput; math.Abs(ti.P05) > round || math.Abs(ti.P95) > round {
+		t.Errorf("mind reader on: turns' input latency p05/p50/p95 %.3f/%.3f/%.3f ms, want 0 within %.3f", ti.P05, ti.P50, ti.P95, round)
+	}
 	off := runT(t, Options{Pings: []time.Duration{60 * ms, 160 * ms}, MindReader: false})
 	if math.Abs(off.Input.P50-tick/2) > 0.1*tick {
 		t.Errorf("mind reader off: input latency p50 %.2f ms, want about half a tick (%.2f)", off.Input.P50, tick/2)
+	}
+	if ti := off.TurnInput; math.Abs(ti.P05-tick) > round || math.Abs(ti.P95-tick) > round {
+		t.Errorf("mind reader off: turns' input latency p05/p50/p95 %.3f/%.3f/%.3f ms, want a tick (%.3f) within %.3f", ti.P05, ti.P50, ti.P95, tick, round)
 	}
 }
 

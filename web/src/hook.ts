@@ -37,7 +37,7 @@ export interface StateReport {
   events_received: number;
   phase: number; // sim.Phase of the last frame
   round: number;
-  /** The mind reader's added lead: half a tick plus the input queue's latency, smoothed (netcode.md section 4). */
+  /** The mind reader's added lead: a tick plus the input queue's latency, smoothed (netcode.md section 4). */
   mind_reader_ms: number;
   /** The round trip the server measures to this page (twice the published one-way latency). */
   server_rtt_ms: number;
