@@ -46,7 +46,7 @@ const maxSize = 4 << 20
 const (
 	maxWalls  = 4096 // straight wall pieces
 	maxSpawns = 256
-	maxZones  = 256
+	maxZones  = 32
 )
 
 // Map is a parsed map file.

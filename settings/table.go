@@ -81,6 +81,13 @@ func physics() []setting {
 		{"PREPARE_TIME", seconds, "Webtron's: countdown before the cycles move", c(func(x *sim.Config) *int64 { return &x.PrepareMs }), false, nil},
 		{"ROUND_OVER_TIME", seconds, "Webtron's: pause showing the winner before the next round", c(func(x *sim.Config) *int64 { return &x.RoundOverMs }), false, nil},
 		{"START_PLAYERS", count, "Webtron's: players present before a round starts", c(func(x *sim.Config) *int64 { return &x.MinPlayers }), false, nil},
+		{"FORTRESS_CONQUEST_RATE", rate, "a fortress zone's conquest grows this much a second for each enemy inside (1 is conquered)", c(func(x *sim.Config) *int64 { return &x.FortressConquestRate }), false, nil},
+		{"FORTRESS_DEFEND_RATE", rate, "and falls this much a second for each owner inside", c(func(x *sim.Config) *int64 { return &x.FortressDefendRate }), false, nil},
+		{"FORTRESS_CONQUEST_DECAY_RATE", rate, "and falls this much a second in any case", c(func(x *sim.Config) *int64 { return &x.FortressDecayRate }), false, nil},
+		{"FORTRESS_COLLAPSE_SPEED", rate, "a conquered fortress shrinks by this fraction of its radius a second", c(func(x *sim.Config) *int64 { return &x.FortressCollapseSpeed }), false, nil},
+		{"FORTRESS_MAX_PER_TEAM", count, "fortress zones a team may own, the nearest its spawn; 0 any", c(func(x *sim.Config) *int64 { return &x.FortressMaxPerTeam }), false, nil},
+		{"FORTRESS_CONQUERED_WIN", count, "1: the team that conquers a fortress wins the round", c(func(x *sim.Config) *int64 { return &x.FortressConqueredWin }), false, between(0, 1)},
+		{"FORTRESS_SURVIVE_WIN", count, "1: the last team owning a fortress not conquered wins the round", c(func(x *sim.Config) *int64 { return &x.FortressSurviveWin }), false, between(0, 1)},
 		{"ALLOW_ENEMIES_SAME_IP", count, "1: players from one address are enemies; 0: their walls give each other no kill credit (Webtron's client carries one player, so ALLOW_ENEMIES_SAME_CLIENT has nothing to rule)", c(func(x *sim.Config) *int64 { return &x.AllowEnemiesSameIP }), false, between(0, 1)},
 	}
 }
@@ -196,6 +203,11 @@ func unsupported(name string) (string, bool) {
 		return "Webtron deals teams itself (docs/physics.md, teams)", true
 	case "LIMIT_TIME", "NUM_AIS", "MIN_PLAYERS", "AUTO_AIS", "AUTO_IQ":
 		return "Webtron's rooms fill seats with bots (BOTS, SEATS) and have no time limit", true
+	case "FORTRESS_CONQUERED_SCORE", "FORTRESS_HELD_SCORE", "FORTRESS_CONQUERED_KILL_MIN", "FORTRESS_CONQUERED_KILL_RATIO",
+		"FORTRESS_CONQUEST_TIMEOUT", "SPAWN_POINT_GROUP_SIZE":
+		return "a fortress rule Webtron does not have (its default, 0, is Webtron's behaviour)", true
+	case "MAP_FILE_OVERRIDE":
+		return "a map's settings always apply over the server's", true
 	case "AI_IQ": // SP_AI_IQ: AI_IQ itself is a setting
 		return "a room's bots have one skill (AI_IQ) whatever the number of humans", true
 	}

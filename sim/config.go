@@ -72,6 +72,15 @@ type Config struct {
 	// give each other no kill credit, as ePlayerNetID::Enemies rules.
 	AllowEnemiesSameIP int64
 
+	// Fortress zones (Armagetron's FORTRESS_* settings, config/settings.cfg):
+	// conquest a second per enemy inside, defence per owner inside, decay,
+	// in Unit a second; the collapse of a conquered zone, in Unit of its
+	// radius a second; at most FortressMaxPerTeam zones a team (0: any);
+	// FortressConqueredWin 1: a conquest wins the round for the conquerors;
+	// FortressSurviveWin 1: the last team owning a zone not conquered wins.
+	FortressConquestRate, FortressDefendRate, FortressDecayRate, FortressCollapseSpeed int64
+	FortressMaxPerTeam, FortressConqueredWin, FortressSurviveWin                       int64
+
 	// SP applies to a round that starts with at most one human present, MP to
 	// one with two or more, as Armagetron's dedicated server switches between
 	// its SP_ settings and the others.
@@ -189,6 +198,9 @@ func DefaultConfig() Config {
 		RoundOverMs: 3000,
 		MinPlayers:  1,
 
+		FortressConquestRate: Unit / 2, FortressDefendRate: Unit / 4, FortressDecayRate: Unit / 10,
+		FortressCollapseSpeed: Unit / 2, FortressSurviveWin: 1,
+
 		SP: Set{
 			SizeFactor: -3, GameType: GameDuel, FinishType: FinishExpress,
 			WinZoneMinRoundTimeMs: never, WinZoneMinLastDeathMs: never,
@@ -260,6 +272,11 @@ func (c *Config) Validate() error {
 		return errors.New("sim: MIN_PLAYERS_TO_START must be 1..32")
 	case !in(c.AllowEnemiesSameIP, 0, 1):
 		return errors.New("sim: ALLOW_ENEMIES_SAME_IP must be 0 or 1")
+	case !in(c.FortressConquestRate, -1000*Unit, 1000*Unit) || !in(c.FortressDefendRate, -1000*Unit, 1000*Unit) ||
+		!in(c.FortressDecayRate, -1000*Unit, 1000*Unit) || !in(c.FortressCollapseSpeed, 0, 1000*Unit):
+		return errors.New("sim: FORTRESS_CONQUEST_RATE, _DEFEND_RATE and _CONQUEST_DECAY_RATE must be -1000..1000, FORTRESS_COLLAPSE_SPEED 0..1000")
+	case !in(c.FortressMaxPerTeam, 0, maxZones) || !in(c.FortressConqueredWin, 0, 1) || !in(c.FortressSurviveWin, 0, 1):
+		return errors.New("sim: FORTRESS_MAX_PER_TEAM must be 0..32, FORTRESS_CONQUERED_WIN and FORTRESS_SURVIVE_WIN 0 or 1")
 	}
 	for k, s := range [2]*Set{&c.SP, &c.MP} {
 		if err := s.validate(); err != nil {

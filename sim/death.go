@@ -12,6 +12,7 @@ const (
 	CauseOwnWall                     // drove into its own wall
 	CauseCollision                   // met another cycle at the same instant (head-on)
 	CauseLeft                        // its player left the room
+	CauseZone                        // rode into a map's death zone
 )
 
 // String returns the cause's stable name ("rim", "wall", "own_wall",
@@ -28,6 +29,8 @@ func (c DeathCause) String() string {
 		return "collision"
 	case CauseLeft:
 		return "left"
+	case CauseZone:
+		return "zone"
 	}
 	return ""
 }

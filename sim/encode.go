@@ -55,6 +55,7 @@ func (s *State) AppendBinary(b []byte) []byte {
 	s.cfg.visit(&e)
 	e.mapOf(s.cfg.Map)
 	s.c.visit(&e)
+	s.visitZones(&e)
 	for _, w := range s.RoundWalls() {
 		for _, v := range [...]int64{w.X1, w.Y1, w.X2, w.Y2, w.Odo, w.T1, w.T2} {
 			e.i64(&v)
@@ -88,6 +89,7 @@ func UnmarshalState(b []byte) (*State, error) {
 	}
 	s, _ := NewState(cfg, 0)
 	s.c.visit(&d)
+	s.visitZones(&d)
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -154,11 +156,17 @@ func (s *State) checkCore() error {
 		c.Winner < -1 || c.Winner >= MaxPlayers || c.Wish < -1 || c.Wish >= MaxPlayers || c.Teams < 0 || c.Teams > MaxPlayers {
 		return corrupt("impossible round state")
 	}
+	for k := 0; k < s.zoneCount(); k++ {
+		if z := &c.Zones[k]; z.State > ZoneGone || z.Owner < -1 || z.Owner >= MaxPlayers || z.First < -1 || z.First >= MaxPlayers ||
+			z.Conquered < 0 || z.Conquered > 2*Unit*s.cfg.TickRate || z.R0 < 0 || z.R0 > maxMapCoord || z.Growth < -maxMapCoord || z.Growth > maxMapCoord {
+			return corrupt("impossible zone " + itoa(int64(k)))
+		}
+	}
 	a := s.dv().arena
 	for i := range c.Cycles {
 		cy := &c.Cycles[i]
 		if cy.Dir > 3 || cy.QueueLen > maxTurnQueue || cy.Killer < -1 || cy.Killer >= MaxPlayers ||
-			cy.Enemy < -1 || cy.Enemy >= MaxPlayers || (cy.Team >= MaxPlayers && cy.Team != NoTeam) || cy.Cause > CauseLeft ||
+			cy.Enemy < -1 || cy.Enemy >= MaxPlayers || (cy.Team >= MaxPlayers && cy.Team != NoTeam) || cy.Cause > CauseZone ||
 			cy.X < 0 || cy.X > a || cy.Y < 0 || cy.Y > a || cy.TurnX < 0 || cy.TurnX > a || cy.TurnY < 0 || cy.TurnY > a ||
 			cy.Speed < 0 || cy.Speed > MaxSpeed || cy.Sub < 0 || cy.Sub >= SubTicks*s.cfg.TickRate || cy.Brake < 0 || cy.Brake > Unit ||
 			cy.RubberUsed < 0 || cy.RubberUsed > 2*max(s.cfg.Rubber, 0)+2*maxLatency+1000*Meter || cy.Latency < 0 || cy.Latency > maxLatency ||
@@ -185,7 +193,9 @@ func (c *Config) visit(v visitor) {
 		&c.TurnSpeed, &c.TurnMemory, &c.Brake, &c.BrakeDeplete, &c.BrakeRefill, &c.Rubber, &c.PingRubber,
 		&c.RubberSpeed, &c.RubberTimeMs, &c.EnemySuicideTimeoutMs, &c.EnemyTeammatePenaltyMs,
 		&c.WinZoneInitialSize, &c.WinZoneExpansion, &c.WinZoneRandomness, &c.SpawnWingmenBack, &c.SpawnWingmenSide,
-		&c.ScoreKill, &c.ScoreDie, &c.ScoreSuicide, &c.PrepareMs, &c.RoundOverMs, &c.MinPlayers, &c.AllowEnemiesSameIP} {
+		&c.ScoreKill, &c.ScoreDie, &c.ScoreSuicide, &c.PrepareMs, &c.RoundOverMs, &c.MinPlayers, &c.AllowEnemiesSameIP,
+		&c.FortressConquestRate, &c.FortressDefendRate, &c.FortressDecayRate, &c.FortressCollapseSpeed,
+		&c.FortressMaxPerTeam, &c.FortressConqueredWin, &c.FortressSurviveWin} {
 		v.i64(p)
 	}
 	c.SP.visit(v)

@@ -49,7 +49,7 @@ type MapZone struct {
 const (
 	maxMapWalls  = 4096
 	maxMapSpawns = 256
-	maxMapZones  = 256
+	maxMapZones  = maxZones
 	maxMapCoord  = 100_000 * Unit // millionths of a map unit
 )
 

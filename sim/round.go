@@ -12,6 +12,7 @@ func (s *State) advancePhase() {
 	case PhasePrepare:
 		if s.c.Tick >= s.c.PhaseEnd {
 			s.c.Phase = PhasePlay
+			s.ownZones()
 		}
 	case PhaseOver:
 		if s.c.Tick >= s.c.PhaseEnd {
@@ -250,6 +251,7 @@ func (s *State) startRound() {
 	s.c.PhaseEnd = s.c.Tick + s.d.prepare
 	s.c.PlayStart = s.c.PhaseEnd
 	s.c.LastDeath, s.c.NoHuman = s.c.PhaseEnd, -1
+	s.resetZones()
 	s.layout()
 }
 

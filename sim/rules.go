@@ -18,4 +18,5 @@ package sim
 // 8: Armagetron's maps (Config.Map: walls at any angle, spawn points; issue 24).
 // 9: a turn is made at the instant within its tick that its event carries,
 // and turn delays count from those instants (issue 24).
-const RulesVersion = 9
+// 10: a map's zones: win, death and fortress (FORTRESS_*; issue 24).
+const RulesVersion = 10

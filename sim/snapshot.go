@@ -69,6 +69,7 @@ func (s *State) Restore(sn *Snapshot) error {
 func (s *State) Hash() uint64 {
 	s.hasher = hasher{h: 0xcbf29ce484222325} // a field, not a local: passed as an interface, a local would escape
 	s.c.visit(&s.hasher)
+	s.visitZones(&s.hasher)
 	return finalize(s.hasher.h)
 }
 

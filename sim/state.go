@@ -120,6 +120,10 @@ type core struct {
 	WallHash       uint64 // running hash of every wall and hole appended, so Hash is O(1) in walls
 	Rng            uint64 // spawn and win zone draws
 
+	// Zones are the states of the map's zones this round (the first
+	// len(Config.Map.Zones)), hashed and encoded only on a map with zones.
+	Zones [maxZones]ZoneState
+
 	TeamScore [MaxPlayers]int64 // score of each team this match
 	TeamRound [MaxPlayers]int64 // points each team made this round (the round's summary)
 	Cycles    [MaxPlayers]Cycle
@@ -215,6 +219,7 @@ func NewState(cfg Config, seed uint64) (*State, error) {
 		s.c.Cycles[i].Team = NoTeam
 	}
 	s.grid.init(max(s.sd[SetSP].arena, s.sd[SetMP].arena))
+	s.resetZones()
 	return s, nil
 }
 

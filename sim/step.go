@@ -18,6 +18,7 @@ func (s *State) Step(events []Event) {
 		s.moveCycles()
 		s.explode()
 		s.checkZone()
+		s.checkZones()
 		s.checkRoundEnd()
 	}
 	s.c.Tick++
