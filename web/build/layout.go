@@ -45,7 +45,7 @@ func layoutGroups() []group {
 			{"zoneX", view.HZoneX}, {"zoneY", view.HZoneY}, {"zoneRadius", view.HZoneRadius}, {"zoneOpen", view.HZoneOpen},
 			{"explN", view.HExplN}, {"holeN", view.HHoleN}, {"explosionRadius", view.HExplosionRadius},
 			{"matchOver", view.HMatchOver}, {"limitRounds", view.HLimitRounds},
-			{"teamScore", view.HTeamScore}, {"teamRound", view.HTeamRound}, {"mapN", view.HMapN},
+			{"teamScore", view.HTeamScore}, {"teamRound", view.HTeamRound}, {"mapN", view.HMapN}, {"mapZoneN", view.HMapZoneN},
 		}},
 		{"C", "Cycle record word offsets.", []constant{
 			{"flags", view.CFlags}, {"dir", view.CDir}, {"x", view.CX}, {"y", view.CY}, {"turnX", view.CTurnX},
@@ -64,12 +64,23 @@ func layoutGroups() []group {
 		{"Ho", "Hole record word offsets.", []constant{
 			{"owner", view.HoOwner}, {"from", view.HoFrom}, {"to", view.HoTo},
 		}},
+		{"Z", "Map zone record word offsets.", []constant{
+			{"x", view.ZX}, {"y", view.ZY}, {"radius", view.ZRadius}, {"effect", view.ZEffect}, {"state", view.ZState},
+			{"owner", view.ZOwner}, {"conquered", view.ZConquered},
+		}},
+		{"ZoneEffect", "sim.Map zone effects.", []constant{
+			{"Death", sim.ZoneDeath}, {"Win", sim.ZoneWin}, {"Fortress", sim.ZoneFortress},
+		}},
+		{"ZoneState", "sim.ZoneState states.", []constant{
+			{"Open", sim.ZoneOpen}, {"Collapsing", sim.ZoneCollapsing}, {"Gone", sim.ZoneGone},
+		}},
 		{"W", "Wall record word offsets.", []constant{
 			{"x1", view.WX1}, {"y1", view.WY1}, {"x2", view.WX2}, {"y2", view.WY2}, {"odo", view.WOdo}, {"owner", view.WOwner},
 		}},
 		{"Cause", "sim.DeathCause values: why a cycle died (the kill feed).", []constant{
 			{"None", int64(sim.CauseNone)}, {"Rim", int64(sim.CauseRim)}, {"Wall", int64(sim.CauseWall)},
 			{"OwnWall", int64(sim.CauseOwnWall)}, {"Collision", int64(sim.CauseCollision)}, {"Left", int64(sim.CauseLeft)},
+			{"Zone", int64(sim.CauseZone)},
 		}},
 		{"Phase", "sim.Phase values.", []constant{
 			{"Waiting", int64(sim.PhaseWaiting)}, {"Prepare", int64(sim.PhasePrepare)},
@@ -110,6 +121,7 @@ func layoutTS() []byte {
 		{"EXPL_WORDS", "", view.ExplWords},
 		{"HOLE_WORDS", "", view.HoleWords},
 		{"MAP_WORDS", "", view.MapWords},
+		{"ZONE_WORDS", "", view.ZoneWords},
 		{"EXPLOSION_LIFE", "sim.ExplosionLife: seconds an explosion record lasts.", sim.ExplosionLife},
 		{"NO_TEAM", "sim.NoTeam: the team of a player not yet dealt one.", sim.NoTeam},
 		{"MAX_PLAYERS", "sim.MaxPlayers: cycle records in a frame.", sim.MaxPlayers},

@@ -48,7 +48,7 @@
 //	 32..63 TeamScore   each team's score this match (sim.MaxPlayers words)
 //	 64..95 TeamRound   the points each team made this round (sim.MaxPlayers words)
 //	 96 MapN            map wall records after the wall records (0: the square)
-//	 97                 reserved, zero
+//	 97 MapZoneN        map zone records after the map wall records
 //	cycle records (Cycles x CycleWords words), slot i at HeaderWords + i*CycleWords
 //	  0 flags (CyclePresent, CycleInRound, CycleAlive, CycleBraking, CycleWalls, CycleHuman)
 //	  1 dir (0 east +x, 1 north +y, 2 west, 3 south)
@@ -75,6 +75,10 @@
 //	wall records (WallN x WallWords words): x1, y1, x2, y2 (mm), odo (mm), owner
 //	map wall records (MapN x MapWords words): x1, y1, x2, y2 (mm), the pieces
 //	of an Armagetron map's walls (sim.State.MapWalls), in every frame
+//	map zone records (MapZoneN x ZoneWords words), one per zone of the map:
+//	x, y, radius (mm), effect (sim.ZoneDeath, ZoneWin, ZoneFortress), state
+//	(sim.ZoneOpen, ZoneCollapsing, ZoneGone), owner (a fortress's team, -1
+//	none), conquered (millionths: a million is conquered), reserved
 //
 // web/build generates web/src/core/layout.ts from these constants (and the
 // phases, press kinds and close codes the page uses), so the two cannot
@@ -100,7 +104,7 @@ import (
 )
 
 // Magic identifies the layout version in word 0.
-const Magic = 0x57540006
+const Magic = 0x57540007
 
 // Sizes of the header and the four record kinds, in int32 words.
 const (
@@ -161,6 +165,24 @@ const HMapN = HTeamRound + sim.MaxPlayers
 
 // MapWords is the size of a map wall piece's record.
 const MapWords = 4
+
+// HMapZoneN is the header word that counts the map's zone records, sent in
+// every frame after the map's walls.
+const HMapZoneN = HMapN + 1
+
+// ZoneWords is the size of a map zone's record.
+const ZoneWords = 8
+
+// Map zone record word offsets.
+const (
+	ZX = iota
+	ZY
+	ZRadius
+	ZEffect
+	ZState
+	ZOwner
+	ZConquered
+)
 
 // Cycle record word offsets.
 const (
@@ -264,7 +286,14 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 		}
 	}
 	mapWalls := s.MapWalls()
-	size := 4 * (HeaderWords + sim.MaxPlayers*CycleWords + nexpl*ExplWords + len(holes)*HoleWords + n*WallWords + len(mapWalls)*MapWords)
+	nzones := 0
+	for ; ; nzones++ {
+		if _, _, _, _, _, _, ok := s.MapZone(nzones); !ok {
+			break
+		}
+	}
+	size := 4 * (HeaderWords + sim.MaxPlayers*CycleWords + nexpl*ExplWords + len(holes)*HoleWords + n*WallWords +
+		len(mapWalls)*MapWords + nzones*ZoneWords)
 	if cap(e.buf) < size {
 		e.buf = make([]byte, size, size+size/2)
 	}
@@ -314,6 +343,7 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 	}
 	w.put(HLimitRounds, s.LimitRounds())
 	w.put(HMapN, int64(len(mapWalls)))
+	w.put(HMapZoneN, int64(nzones))
 	for t := range sim.MaxPlayers {
 		w.put(HTeamScore+t, s.TeamScore(t))
 		w.put(HTeamRound+t, s.TeamRound(t))
@@ -360,6 +390,19 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 		for j, v := range mw {
 			r.put(j, mm(v))
 		}
+	}
+	off += len(mapWalls) * MapWords
+	for k := range nzones {
+		x, y, radius, effect, z, conquered, _ := s.MapZone(k)
+		r := w[4*(off+k*ZoneWords):]
+		r.put(ZX, mm(x))
+		r.put(ZY, mm(y))
+		r.put(ZRadius, mm(radius))
+		r.put(ZEffect, int64(effect))
+		r.put(ZState, int64(z.State))
+		r.put(ZOwner, int64(z.Owner))
+		r.put(ZConquered, conquered)
+		r.put(ZConquered+1, 0)
 	}
 	e.sent = append(e.sent[:from], walls[from:from+n]...)
 	return b

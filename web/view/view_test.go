@@ -31,7 +31,7 @@ func (r *reader) apply(t *testing.T, b []byte) (hdr []int32) {
 		t.Fatalf("wall from %d beyond the %d walls the reader has", from, len(r.walls))
 	}
 	off := HeaderWords + int(w[HCycles])*CycleWords + int(w[HExplN])*ExplWords + int(w[HHoleN])*HoleWords
-	if want := off + n*WallWords + int(w[HMapN])*MapWords; len(w) != want {
+	if want := off + n*WallWords + int(w[HMapN])*MapWords + int(w[HMapZoneN])*ZoneWords; len(w) != want {
 		t.Fatalf("frame has %d words, want %d", len(w), want)
 	}
 	r.walls = r.walls[:from]
@@ -428,5 +428,34 @@ func TestFrameMap(t *testing.T) {
 	sq, _ := newGame(t, 2)
 	if w := r.apply(t, e.Frame(sq, 0, 0, 0)); w[HMapN] != 0 {
 		t.Fatalf("the square sends %d map walls", w[HMapN])
+	}
+}
+
+// TestFrameZones checks the map zone records: a fortress's place, radius,
+// effect, state, owner and conquest as the simulation has them.
+func TestFrameZones(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	u := int64(sim.Unit)
+	cfg.Map = &sim.Map{Axes: 4, Spawns: []sim.MapSpawn{{X: 255 * u, Y: 50 * u, Dir: 1}, {X: 245 * u, Y: 450 * u, Dir: 3}},
+		Walls: []sim.MapWall{{X1: 0, Y1: 0, X2: 0, Y2: 500 * u}, {X1: 0, Y1: 500 * u, X2: 500 * u, Y2: 500 * u},
+			{X1: 500 * u, Y1: 500 * u, X2: 500 * u, Y2: 0}, {X1: 500 * u, Y1: 0, X2: 0, Y2: 0}},
+		Zones: []sim.MapZone{{Effect: sim.ZoneFortress, X: 250 * u, Y: 50 * u, Radius: 40 * u}, {Effect: sim.ZoneDeath, X: 400 * u, Y: 400 * u, Radius: 5 * u}}}
+	cfg.Both(cfg.MP)
+	s, bots := newGameWith(t, cfg, 1, 2, 1)
+	bot.Play(s, bots, 700)
+	var e Encoder
+	var r reader
+	w := r.apply(t, e.Frame(s, 0, 0, 0))
+	if w[HMapZoneN] != 2 {
+		t.Fatalf("MapZoneN %d, want 2", w[HMapZoneN])
+	}
+	z := w[len(w)-2*ZoneWords:]
+	x, y, radius, effect, st, conquered, _ := s.MapZone(0)
+	if z[ZX] != int32(x/1000) || z[ZY] != int32(y/1000) || z[ZRadius] != int32(radius/1000) || z[ZEffect] != int32(effect) ||
+		z[ZState] != int32(st.State) || z[ZOwner] != int32(st.Owner) || z[ZConquered] != int32(conquered) || st.Owner < 0 {
+		t.Fatalf("zone record %v, want %d %d %d %d %+v %d", z[:ZoneWords], x, y, radius, effect, st, conquered)
+	}
+	if z[ZoneWords+ZEffect] != sim.ZoneDeath {
+		t.Fatalf("second zone's effect %d", z[ZoneWords+ZEffect])
 	}
 }

@@ -1,5 +1,5 @@
 // Frame: the page's copy of the last frame the core made (web/view/view.go).
-import { C, CF, CYCLE_WORDS, E, EXPL_WORDS, H, HEADER_WORDS, HOLE_WORDS, Ho, MAGIC, MAP_WORDS, MAX_PLAYERS, WALL_WORDS } from "./layout";
+import { C, CF, CYCLE_WORDS, E, EXPL_WORDS, H, HEADER_WORDS, HOLE_WORDS, Ho, MAGIC, MAP_WORDS, MAX_PLAYERS, WALL_WORDS, Z, ZONE_WORDS } from "./layout";
 
 /** One cycle, decoded into plain numbers (metres, m/s) for the renderer. */
 export interface CycleView {
@@ -35,6 +35,19 @@ export interface CycleView {
   human: boolean;
 }
 
+/** A zone of an Armagetron map (sim.State.MapZone): where, how big, what it
+ * does (layout ZoneEffect), its state (layout ZoneState), and for a fortress
+ * its team (-1 none) and how far it is conquered (0..1; 1 is conquered). */
+export interface MapZoneView {
+  x: number;
+  y: number;
+  radius: number;
+  effect: number;
+  state: number;
+  owner: number;
+  conquered: number;
+}
+
 /** A dying cycle's blast (sim.State.Blast): where, how far it cut, how old. */
 export interface Explosion {
   owner: number;
@@ -64,6 +77,8 @@ export class Frame {
   /** Counts the changes of mapWalls, so that a drawing of them is redone
    * only when they change (a new map, or a settings set of another size). */
   mapSerial = 0;
+  /** The map's zones this frame, copied. */
+  readonly mapZones: MapZoneView[] = [];
 
   constructor() {
     for (let i = 0; i < MAX_PLAYERS; i++) {
@@ -133,6 +148,20 @@ export class Frame {
       this.mapWalls = new Float32Array(nm);
       for (let k = 0; k < nm; k++) this.mapWalls[k] = w[o + k] / 1000;
       this.mapSerial++;
+    }
+    o += nm;
+    const nz = w[H.mapZoneN];
+    while (this.mapZones.length > nz) this.mapZones.pop();
+    for (let k = 0; k < nz; k++, o += ZONE_WORDS) {
+      if (k === this.mapZones.length) this.mapZones.push({ x: 0, y: 0, radius: 0, effect: 0, state: 0, owner: -1, conquered: 0 });
+      const z = this.mapZones[k];
+      z.x = w[o + Z.x] / 1000;
+      z.y = w[o + Z.y] / 1000;
+      z.radius = w[o + Z.radius] / 1000;
+      z.effect = w[o + Z.effect];
+      z.state = w[o + Z.state];
+      z.owner = w[o + Z.owner];
+      z.conquered = w[o + Z.conquered] / 1e6;
     }
   }
 

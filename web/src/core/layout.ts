@@ -3,13 +3,14 @@
 // is an int32 word, distances in millimetres.
 
 /** Layout version, header word 0. */
-export const MAGIC = 0x57540006;
+export const MAGIC = 0x57540007;
 export const HEADER_WORDS = 98;
 export const CYCLE_WORDS = 20;
 export const WALL_WORDS = 6;
 export const EXPL_WORDS = 6;
 export const HOLE_WORDS = 3;
 export const MAP_WORDS = 4;
+export const ZONE_WORDS = 8;
 /** sim.ExplosionLife: seconds an explosion record lasts. */
 export const EXPLOSION_LIFE = 4;
 /** sim.NoTeam: the team of a player not yet dealt one. */
@@ -60,6 +61,7 @@ export const H = {
   teamScore: 32,
   teamRound: 64,
   mapN: 96,
+  mapZoneN: 97,
 } as const;
 
 /** Cycle record word offsets. */
@@ -111,6 +113,31 @@ export const Ho = {
   to: 2,
 } as const;
 
+/** Map zone record word offsets. */
+export const Z = {
+  x: 0,
+  y: 1,
+  radius: 2,
+  effect: 3,
+  state: 4,
+  owner: 5,
+  conquered: 6,
+} as const;
+
+/** sim.Map zone effects. */
+export const ZoneEffect = {
+  Death: 0,
+  Win: 1,
+  Fortress: 2,
+} as const;
+
+/** sim.ZoneState states. */
+export const ZoneState = {
+  Open: 0,
+  Collapsing: 1,
+  Gone: 2,
+} as const;
+
 /** Wall record word offsets. */
 export const W = {
   x1: 0,
@@ -129,6 +156,7 @@ export const Cause = {
   OwnWall: 3,
   Collision: 4,
   Left: 5,
+  Zone: 6,
 } as const;
 
 /** sim.Phase values. */

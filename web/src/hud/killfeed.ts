@@ -87,6 +87,9 @@ export function line(id: number, cause: number, killer: number, name: (id: numbe
     case Cause.Left:
       div.append(who(id), " left");
       return div;
+    case Cause.Zone:
+      div.append(who(id), " rode into a death zone");
+      break;
     default:
       div.append(who(id), " crashed");
   }

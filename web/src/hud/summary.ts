@@ -200,6 +200,8 @@ export function deathText(c: CycleView, name: Names): string {
       return `crashed head-on${by}`;
     case Cause.Left:
       return "left the round";
+    case Cause.Zone:
+      return `a death zone${by}`;
     default:
       return "crashed";
   }

@@ -6,6 +6,7 @@ import type { Frame } from "../core/frame";
 import { MAX_PLAYERS } from "../core/layout";
 import { colorCSS, colorsVersion } from "./palette";
 import type { Trails } from "./trails";
+import { drawZones } from "./mapzones";
 import { ZONE_CSS } from "./zone";
 
 /** The rim's colour: the square's border, or a map's walls. */
@@ -87,6 +88,7 @@ export class Minimap {
     c.lineWidth = 1;
     c.strokeRect(0.5, 0.5, this.canvas.width - 1, this.canvas.height - 1);
     c.drawImage(this.layer, 0, 0);
+    drawZones(c, f, (x) => this.sx(x), (y) => this.sy(y), (m) => (m / this.arena) * this.canvas.width);
     if (f.zoneOpen) {
       c.strokeStyle = ZONE_CSS;
       c.fillStyle = "rgba(61, 255, 106, 0.2)";

@@ -9,6 +9,7 @@ import { Cycles } from "./cycles";
 import { Explosions } from "./explosions";
 import { LagMeters } from "./lagometer";
 import { Trails } from "./trails";
+import { MapZones } from "./mapzones";
 import { WinZone } from "./zone";
 
 export class Renderer {
@@ -19,6 +20,7 @@ export class Renderer {
   readonly lag: LagMeters;
   readonly explosions: Explosions;
   readonly zone: WinZone;
+  private readonly mapZones: MapZones;
   private readonly arena: Arena;
   private readonly cycles: Cycles;
   private width = 0;
@@ -38,6 +40,7 @@ export class Renderer {
     this.lag = new LagMeters(this.scene);
     this.explosions = new Explosions(this.scene);
     this.zone = new WinZone(this.scene);
+    this.mapZones = new MapZones(this.scene);
   }
 
   private fit(): void {
@@ -62,6 +65,7 @@ export class Renderer {
     this.cycles.update(f.cycles, dt);
     this.explosions.update(f);
     this.zone.update(f, dt);
+    this.mapZones.update(f, dt);
     this.lag.update(f.cycles, f.you, f.turnDelay);
     this.rig.update(this.target(f.cycles, follow, wreck), f.arena, dt, spectating);
     this.gl.render(this.scene, this.rig.camera);
