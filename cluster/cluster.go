@@ -211,6 +211,7 @@ type Node struct {
 
 	histGen atomic.Uint64  // numbers this run's history writers
 	histWG  sync.WaitGroup // the history writers
+	deaths  chan struct{}  // a token per node taken for dead by a probe (Deaths)
 
 	leader     atomic.Pointer[string] // the lease stream's leader (leaderLoop)
 	forgedLog  atomic.Int64           // when a forged heartbeat was last logged (unix ns)
@@ -228,7 +229,7 @@ func Start(o Options) (*Node, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	n := &Node{opt: o, log: o.Logger.With("node", o.Name), inc: newIncarnation(), ready: make(chan struct{}), keys: deriveKeys(o.Secret)}
+	n := &Node{opt: o, log: o.Logger.With("node", o.Name), inc: newIncarnation(), ready: make(chan struct{}), deaths: make(chan struct{}, 1), keys: deriveKeys(o.Secret)}
 	n.leases.init()
 	n.reg.init(o.Name)
 	n.ctx, n.stop = context.WithCancel(context.Background())
@@ -249,12 +250,16 @@ func Start(o Options) (*Node, error) {
 		n.shutdownServer()
 		return nil, fmt.Errorf("cluster: jetstream: %w", err)
 	}
-	if err := n.reg.subscribe(n); err != nil {
+	if err = n.reg.subscribe(n); err == nil {
+		err = n.answerProbes()
+	}
+	if err != nil {
 		n.nc.Close()
 		n.shutdownServer()
 		return nil, err
 	}
-	n.wg.Add(4)
+	n.wg.Add(5)
+	go n.probeLoop()
 	go n.openBucket()
 	go n.leaderLoop()
 	go n.announceLoop()

@@ -91,7 +91,8 @@ var ErrHistoryLost = errors.New("cluster: the room's history was continued by an
 func (n *Node) openHistory(ctx context.Context) (jetstream.Stream, error) {
 	cfg := jetstream.StreamConfig{Name: HistoryStream, Description: "webtron rooms' histories (snapshots, events, seats), one subject per room",
 		Subjects: []string{historyPrefix + ">"}, Storage: jetstream.FileStorage, Replicas: n.opt.Replicas,
-		MaxAge: historyAge, MaxBytes: 256 << 20, Discard: jetstream.DiscardOld, Duplicates: 2 * time.Minute}
+		MaxAge: historyAge, MaxBytes: 256 << 20, Discard: jetstream.DiscardOld, Duplicates: 2 * time.Minute,
+		AllowDirect: true}
 	st, err := n.js.CreateOrUpdateStream(ctx, cfg)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		if st2, err2 := n.js.Stream(ctx, HistoryStream); err2 == nil {
@@ -115,6 +116,7 @@ type Chain struct {
 	Index uint64
 	Sig   [sha256.Size]byte
 	Seq   uint64 // the subject's last sequence
+	Base  uint64 // the sequence of the newest batch holding a base record
 }
 
 // batch is one message of a room's history.
@@ -123,9 +125,13 @@ type batch struct {
 	index  uint64
 	prev   [sha256.Size]byte
 	wall   int64 // when it was written, unix ms
-	recs   []record
-	sig    [sha256.Size]byte
-	seq    uint64
+	// base is the stream sequence of the newest batch before this one
+	// that holds a base record (0: none known): a reader rebuilding the
+	// room starts there rather than at the round's start.
+	base uint64
+	recs []record
+	sig  [sha256.Size]byte
+	seq  uint64
 }
 
 type record struct {
@@ -133,7 +139,7 @@ type record struct {
 	data  []byte
 }
 
-const batchVersion = 1
+const batchVersion = 2
 
 // encode lays b out as the message body.
 func (b *batch) encode(dst []byte) []byte {
@@ -143,6 +149,7 @@ func (b *batch) encode(dst []byte) []byte {
 	dst = binary.AppendUvarint(dst, b.index)
 	dst = append(dst, b.prev[:]...)
 	dst = binary.AppendVarint(dst, b.wall)
+	dst = binary.AppendUvarint(dst, b.base)
 	dst = binary.AppendUvarint(dst, uint64(len(b.recs)))
 	for _, r := range b.recs {
 		dst = append(dst, r.flags)
@@ -192,6 +199,9 @@ func decodeBatch(p []byte) (*batch, error) {
 		return nil, errBatch
 	}
 	b.wall, p = wall, p[k:]
+	if b.base, ok = uv(); !ok {
+		return nil, errBatch
+	}
 	count, ok := uv()
 	if !ok || count > uint64(len(p)) {
 		return nil, errBatch
@@ -456,7 +466,7 @@ func (h *History) pause() bool {
 // write sends the first batch's worth of pending and returns the rest; it
 // retries until the batch is stored, the room is lost or the node closes.
 func (h *History) write(pending []queued) ([]queued, error) {
-	b := &batch{writer: h.writer, index: h.chain.Index + 1, prev: h.chain.Sig, wall: time.Now().UnixMilli()}
+	b := &batch{writer: h.writer, index: h.chain.Index + 1, prev: h.chain.Sig, wall: time.Now().UnixMilli(), base: h.chain.Base}
 	var scratch []byte
 	size, k := 0, 0
 	for ; k < len(pending) && (k == 0 || size < maxBatch); k++ {
@@ -471,7 +481,12 @@ func (h *History) write(pending []queued) ([]queued, error) {
 	for tries := 0; ; tries++ {
 		seq, err := h.publish(body, sig, id)
 		if err == nil {
-			h.chain = Chain{Index: b.index, Sig: sig, Seq: seq}
+			h.chain = Chain{Index: b.index, Sig: sig, Seq: seq, Base: h.chain.Base}
+			for _, q := range pending[:k] {
+				if q.flags&Base != 0 {
+					h.chain.Base = seq
+				}
+			}
 			last := pending[k-1]
 			h.durable.Store(last.n)
 			select {
@@ -567,6 +582,10 @@ type Recovered struct {
 	// Records are the records from the last base record on, in order; the
 	// first is that base record.
 	Records [][]byte
+	// All are every record of the chain still stored, in order: since the
+	// last round's start (older ones are purged), across the nodes that
+	// wrote it, for a test or an operator to compare with what clients saw.
+	All [][]byte
 	// Chain is where the history ends, for OpenHistory to continue.
 	Chain Chain
 	// Written is when the last batch was written.
@@ -582,8 +601,21 @@ var ErrNoHistory = errors.New("cluster: no history to rebuild the room from")
 
 // Recover reads room's history back: the records from its last base
 // record on, as long as the batches carrying them form an unbroken signed
-// chain. The room must be this node's (a lease it holds or just took).
+// chain. The room must be this node's (a lease it holds or just took). It
+// reads by direct gets, which any replica of the stream answers: a stream
+// whose leader died with its node (the node whose rooms are being carried
+// on) is read while it elects another.
 func (n *Node) Recover(ctx context.Context, room string) (Recovered, error) {
+	return n.recover(ctx, room, false)
+}
+
+// RecoverAll is Recover that also reads every record of the chain still
+// stored (Recovered.All), from the round's start.
+func (n *Node) RecoverAll(ctx context.Context, room string) (Recovered, error) {
+	return n.recover(ctx, room, true)
+}
+
+func (n *Node) recover(ctx context.Context, room string, all bool) (Recovered, error) {
 	st := n.historyStream()
 	if st == nil {
 		return Recovered{}, ErrNotReady
@@ -596,41 +628,32 @@ func (n *Node) Recover(ctx context.Context, room string) (Recovered, error) {
 	if err != nil {
 		return Recovered{}, fmt.Errorf("cluster: reading the history of %q: %w", room, err)
 	}
-	cons, err := st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, DeliverPolicy: jetstream.DeliverAllPolicy})
-	if err != nil {
-		return Recovered{}, fmt.Errorf("cluster: reading the history of %q: %w", room, err)
+	// The last batch names where the newest base record before it is; a
+	// forged or unsigned last message says nothing, and the whole subject
+	// is read.
+	from := uint64(1)
+	if b := n.keys.openBatch(subj, last.Data, last.Header.Get(historySig), last.Sequence); b != nil && b.base > 0 && !all {
+		from = b.base
+		if hasBase(b) {
+			from = last.Sequence
+		}
 	}
 	var msgs []*batch
 	skipped := 0
-	for seq := uint64(0); seq < last.Sequence; {
-		mb, err := cons.FetchNoWait(256)
+	for seq := from; seq <= last.Sequence; {
+		m, err := st.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
 		if err != nil {
 			return Recovered{}, fmt.Errorf("cluster: reading the history of %q: %w", room, err)
 		}
-		got := 0
-		for m := range mb.Messages() {
-			got++
-			md, err := m.Metadata()
-			if err != nil {
-				continue
-			}
-			seq = md.Sequence.Stream
-			if b := n.keys.openBatch(subj, m.Data(), m.Headers().Get(historySig), seq); b != nil {
-				msgs = append(msgs, b)
-			} else {
-				skipped++
-			}
+		if b := n.keys.openBatch(subj, m.Data, m.Header.Get(historySig), m.Sequence); b != nil {
+			msgs = append(msgs, b)
+		} else {
+			skipped++
 		}
-		if err := mb.Error(); err != nil {
-			return Recovered{}, fmt.Errorf("cluster: reading the history of %q: %w", room, err)
-		}
-		if got == 0 {
-			select {
-			case <-ctx.Done():
-				return Recovered{}, ctx.Err()
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
+		seq = m.Sequence + 1
 	}
 	out, extra := chainOf(msgs)
 	out.Skipped = skipped + extra
@@ -655,13 +678,14 @@ func (n *Node) Recover(ctx context.Context, room string) (Recovered, error) {
 func chainOf(bs []*batch) (Recovered, int) {
 	var out Recovered
 	var last *batch
+	var baseSeq uint64
 	skipped := 0
 	ended := false
 	for _, b := range bs {
 		switch {
 		case last != nil && b.index == last.index+1 && b.prev == last.sig:
 		case b.index == 1 && b.prev == [sha256.Size]byte{} && (last == nil || b.wall > last.wall):
-			out.Records = nil
+			out.Records, out.All = nil, nil
 		case last == nil && hasBase(b):
 			// The first kept batch: those before it were purged.
 		default:
@@ -670,18 +694,21 @@ func chainOf(bs []*batch) (Recovered, int) {
 		}
 		last = b
 		for _, r := range b.recs {
+			if r.flags&endFlag == 0 {
+				out.All = append(out.All, r.data)
+			}
 			switch {
 			case r.flags&endFlag != 0:
 				out.Records, ended = nil, true
 			case r.flags&Base != 0:
-				out.Records, ended = [][]byte{r.data}, false
+				out.Records, ended, baseSeq = [][]byte{r.data}, false, b.seq
 			case out.Records != nil:
 				out.Records = append(out.Records, r.data)
 			}
 		}
 	}
 	if last != nil {
-		out.Chain = Chain{Index: last.index, Sig: last.sig, Seq: last.seq}
+		out.Chain = Chain{Index: last.index, Sig: last.sig, Seq: last.seq, Base: baseSeq}
 		out.Written = time.UnixMilli(last.wall)
 	}
 	if ended {

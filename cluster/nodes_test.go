@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -16,7 +18,10 @@ import (
 	"time"
 
 	"webtron/client"
+	"webtron/cluster"
 	"webtron/headless"
+	"webtron/history"
+	"webtron/room"
 	"webtron/server"
 	"webtron/sim"
 )
@@ -106,7 +111,46 @@ func TestClusterDebianNATS(t *testing.T) {
 			args: nodeArgs(name, addr, filepath.Join(dir, name), args...), env: env}}
 	}
 	c := &clusterRun{t: t, nodes: nodes, drain: true, leader: func(name string) *proc { return servers[name] }}
+	c.history = func(room string) map[history.TickEvent]bool {
+		o := cluster.Options{Name: "reader", PublicURL: "http://127.0.0.1:1", NATS: urls, Replicas: 3, Secret: testSecret,
+			User: "webtron", Password: natsPassword, TLS: cluster.TLSFiles{CA: auth.ca, Cert: auth.cert, Key: auth.key},
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		return roomHistory(t, o, room)
+	}
 	c.run()
+}
+
+// roomHistory reads room's replicated history as a node of options o
+// would, and returns every event in it.
+func roomHistory(t *testing.T, o cluster.Options, name string) map[history.TickEvent]bool {
+	t.Helper()
+	n, err := cluster.Start(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	select {
+	case <-n.Ready():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the history reader's bucket not ready")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rec, err := n.RecoverAll(ctx, name)
+	if err != nil {
+		t.Fatalf("reading the history of %s: %v", name, err)
+	}
+	in := map[history.TickEvent]bool{}
+	for _, b := range rec.All {
+		e, err := room.DecodeEntry(b)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, te := range e.Events {
+			in[te] = true
+		}
+	}
+	return in
 }
 
 func nodeArgs(name, addr, data string, extra ...string) []string {
@@ -122,7 +166,10 @@ type clusterRun struct {
 	nodes  []*node
 	leader func(server string) *proc // the process whose kill loses the stream's leader
 	drain  bool                      // end with a drain (SIGTERM) of a node
-	rng    *rand.Rand
+	// history reads a room's replicated history (every event in it), when
+	// the test can reach the NATS servers; nil otherwise.
+	history func(room string) map[history.TickEvent]bool
+	rng     *rand.Rand
 
 	mu      sync.Mutex
 	players []*tplayer
@@ -213,29 +260,31 @@ func (c *clusterRun) run() {
 	k := c.nodes[victim]
 	t.Logf("kill -9 %s (%d rooms; lease stream leader %s)", k.name, perNode[k.name], leader)
 	before := c.snapshot()
+	kept := c.keep(first)
 	killed := time.Now()
 	k.kill9()
 
 	survivors := slices.DeleteFunc(slices.Clone(c.nodes), func(n *node) bool { return n == k })
-	took := waitFor(t, lobbyBound, "dead node's rooms leave every lobby", func() error {
+	took := waitFor(t, lobbyBound, "the dead node's rooms carried on by the survivors", func() error {
 		for _, n := range survivors {
 			m, err := owners(n)
 			if err != nil {
 				return err
 			}
-			for room, o := range m {
-				if o == k.name {
-					return fmt.Errorf("%s still lists %s on %s", n.name, room, k.name)
+			for room, o := range own {
+				if o == k.name && (m[room] == "" || m[room] == k.name) {
+					return fmt.Errorf("%s lists %s on %q", n.name, room, m[room])
 				}
 			}
 		}
 		return nil
 	})
-	t.Logf("lobby converged %v after the kill", took.Round(10*time.Millisecond))
+	t.Logf("the dead node's rooms listed on survivors %v after the kill", took.Round(10*time.Millisecond))
+	cut := slices.DeleteFunc(slices.Clone(first), func(p *tplayer) bool { return own[p.room] != k.name && p.via != victim })
+	c.backInSeat(cut, killed, kept)
 	time.Sleep(max(0, 10*time.Second-time.Since(killed)))
 	c.checkUnharmed(first, before, func(p *tplayer) bool { return own[p.room] != k.name && p.via != victim })
-	c.checkTold(first, func(p *tplayer) bool { return own[p.room] == k.name && p.via != victim })
-	c.rejoin(ctx, first, own, k.name, victim)
+	c.checkConfirmedKept(kept, own, k.name)
 
 	// The killed node comes back and takes new rooms (it has the most free
 	// capacity now).
@@ -274,12 +323,16 @@ func (c *clusterRun) run() {
 		}
 	}
 	lossesBefore := c.losses()
+	via := map[*tplayer]string{} // where each player's session goes through now
+	for _, p := range live {
+		via[p] = p.URL()
+	}
 	t.Logf("kill -9 %s, the lease stream's leader", leader)
 	before = c.snapshot()
 	lp.kill9()
 	time.Sleep(15 * time.Second) // the stall and then some renewals
 	keep := func(p *tplayer) bool {
-		return dead == nil || own3[p.room] != dead.name && p.via != victim
+		return dead == nil || own3[p.room] != dead.name && via[p] != dead.wsURL()
 	}
 	c.checkUnharmed(live, before, keep)
 	for _, n := range c.nodes {
@@ -340,14 +393,27 @@ func (c *clusterRun) drainOne(ctx context.Context) {
 		t.Fatalf("no player in %s's rooms to drain", d.name)
 	}
 	t.Logf("SIGTERM %s (%d players in its rooms)", d.name, len(mine))
+	welcomed := map[*tplayer]int{}
+	for _, p := range mine {
+		welcomed[p] = len(p.Welcomes())
+	}
 	start := time.Now()
 	d.stop(20 * time.Second)
 	t.Logf("%s drained and exited in %v", d.name, time.Since(start).Round(10*time.Millisecond))
-	for _, p := range mine {
-		if err := p.Err(); err == nil || !strings.Contains(err.Error(), "rejoining") {
-			t.Fatalf("%s in %s: want a close telling it to rejoin, got %v", p.Name(), p.room, err)
+	// Each player is told to rejoin, and does (headless.Options.Rejoin),
+	// on another node.
+	back := mine
+	waitFor(t, 20*time.Second, "drained rooms' players back", func() error {
+		for _, p := range mine {
+			if err := p.Err(); err != nil {
+				return fmt.Errorf("%s in %s: %v", p.Name(), p.room, err)
+			}
+			if len(p.Welcomes()) <= welcomed[p] {
+				return fmt.Errorf("%s in %s not back", p.Name(), p.room)
+			}
 		}
-	}
+		return nil
+	})
 	survivor := -1
 	for i, n := range c.nodes {
 		if n.running() {
@@ -372,11 +438,6 @@ func (c *clusterRun) drainOne(ctx context.Context) {
 		}
 		return nil
 	})
-	var back []*tplayer
-	for _, p := range mine {
-		back = append(back, c.dial(ctx, p.room, p.Name(), survivor, nil))
-	}
-	c.play(ctx, back)
 	waitFor(t, 5*time.Second, "drained rooms listed on other nodes", func() error {
 		after, err := owners(c.nodes[survivor])
 		if err != nil {
@@ -396,8 +457,12 @@ func (c *clusterRun) drainOne(ctx context.Context) {
 // or none, and waits for its Welcome.
 func (c *clusterRun) dial(ctx context.Context, room, name string, via int, token []byte) *tplayer {
 	c.t.Helper()
+	var all []string
+	for i := range c.nodes {
+		all = append(all, c.nodes[(via+i)%len(c.nodes)].wsURL())
+	}
 	p, err := headless.Dial(ctx, headless.Options{URL: c.nodes[via].wsURL(), Name: name, Room: room, Token: token,
-		Seed: c.rng.Uint64()})
+		Seed: c.rng.Uint64(), Rejoin: all, Confirmed: true})
 	if err != nil {
 		c.t.Fatalf("%s joining %s through %s: %v", name, room, c.nodes[via].name, err)
 	}
@@ -548,51 +613,133 @@ func (c *clusterRun) checkUnharmed(ps []*tplayer, before map[*tplayer]progress, 
 	c.t.Logf("%d players of the surviving nodes' rooms: 0 disconnects, 0 resyncs, still playing", n)
 }
 
-// checkTold checks that players proxied to the dead node's rooms were told
-// why in words, not merely cut off.
-func (c *clusterRun) checkTold(ps []*tplayer, sel func(*tplayer) bool) {
-	c.t.Helper()
+// kept is what a player had seen confirmed before a kill: its room's
+// round, what became of each cycle, the walls, and the events.
+type kept struct {
+	round  int64
+	tick   int64
+	cycles [sim.MaxPlayers]sim.Cycle
+	walls  int
+	events []history.TickEvent
+}
+
+func (c *clusterRun) keep(ps []*tplayer) map[*tplayer]kept {
+	m := map[*tplayer]kept{}
 	for _, p := range ps {
-		if !sel(p) {
-			continue
+		p.Inspect(func(s *client.Session) {
+			st := s.ConfirmedState()
+			k := kept{tick: st.Tick(), walls: st.WallCount()}
+			k.round, _ = st.Round()
+			for i := range k.cycles {
+				k.cycles[i] = st.Cycle(i)
+			}
+			// The round's events: the stream forgets a round once the next
+			// one starts.
+			start, _ := s.Timeline().RoundStart()
+			for _, te := range s.Timeline().Log.From(start) {
+				if te.Tick < st.Tick() {
+					k.events = append(k.events, te)
+				}
+			}
+			m[p] = k
+		})
+	}
+	return m
+}
+
+// backInSeat waits until every player the kill cut off has come back by
+// itself (headless.Options.Rejoin: through any node, with its token) into
+// its own seat of the same round, its cycle, walls and score kept, and
+// logs how long after the kill each was welcomed back.
+func (c *clusterRun) backInSeat(cut []*tplayer, killed time.Time, kept map[*tplayer]kept) {
+	t := c.t
+	t.Helper()
+	if len(cut) == 0 {
+		t.Fatal("the kill cut off no player")
+	}
+	waitFor(t, 30*time.Second, "cut-off players back in their seats", func() error {
+		for _, p := range cut {
+			if w := p.Welcomes(); len(w) < 2 || w[len(w)-1].Before(killed) {
+				return fmt.Errorf("%s in %s not back (%d welcomes)", p.Name(), p.room, len(w))
+			}
 		}
-		err := p.Err()
-		if err == nil || !strings.Contains(err.Error(), "went away") {
-			c.t.Fatalf("%s in the dead node's room %s: want a clear message, got %v", p.Name(), p.room, err)
+		return nil
+	})
+	var took []time.Duration
+	for _, p := range cut {
+		w := p.Welcomes()
+		took = append(took, w[len(w)-1].Sub(killed))
+		k := kept[p]
+		var slot int
+		var st *sim.State
+		p.Inspect(func(s *client.Session) { slot, st = s.You(), s.ConfirmedState() })
+		if slot != p.slot {
+			t.Fatalf("%s back in %s in seat %d, had %d", p.Name(), p.room, slot, p.slot)
+		}
+		round, _ := st.Round()
+		if round < k.round {
+			t.Fatalf("%s back in %s in round %d, was in round %d: the round was lost", p.Name(), p.room, round, k.round)
+		}
+		if round > k.round {
+			continue // it ended meanwhile: nothing more of it to compare
+		}
+		if st.WallCount() < k.walls {
+			t.Fatalf("%s in %s: %d walls this round after, %d before", p.Name(), p.room, st.WallCount(), k.walls)
+		}
+		for i, was := range k.cycles {
+			now := st.Cycle(i)
+			if was.Present && (now.Odo < was.Odo || was.InRound && !was.Alive && (now.Alive || now.Score != was.Score)) {
+				t.Fatalf("%s in %s: cycle %d before the kill %+v, after %+v", p.Name(), p.room, i, was, now)
+			}
+		}
+	}
+	slices.Sort(took)
+	t.Logf("%d cut-off players back in their seats after the kill: p50 %v, p95 %v, max %v", len(took),
+		took[len(took)/2].Round(time.Millisecond), took[(len(took)*95+99)/100-1].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
+	for _, p := range cut {
+		for _, st := range append(p.EndedStats(), c.stats(p)) {
+			if st.Resyncs != 0 || st.ProtocolErrors != 0 {
+				t.Fatalf("%s in %s: %d resyncs, %d protocol errors", p.Name(), p.room, st.Resyncs, st.ProtocolErrors)
+			}
 		}
 	}
 }
 
-// rejoin brings back, each in one attempt through a surviving node, the
-// players the kill cut off: those of live rooms with their reconnect token
-// (they keep their seat), those of the dead node's rooms as newcomers (the
-// page drops a token the new room does not know).
-func (c *clusterRun) rejoin(ctx context.Context, ps []*tplayer, own map[string]string, dead string, deadIdx int) {
-	c.t.Helper()
-	var back []*tplayer
-	var seats []int
-	for _, p := range ps {
-		if own[p.room] != dead && p.via != deadIdx {
+func (c *clusterRun) stats(p *tplayer) client.Stats {
+	var st client.Stats
+	p.Inspect(func(s *client.Session) { st = s.Stats() })
+	return st
+}
+
+// checkConfirmedKept compares, when the test can read the rooms'
+// histories (Options.history), what each player of the dead node's rooms
+// had seen confirmed before the kill with the room's history after it:
+// every event is in it.
+func (c *clusterRun) checkConfirmedKept(kept map[*tplayer]kept, own map[string]string, dead string) {
+	t := c.t
+	if c.history == nil {
+		return
+	}
+	n, checked := 0, 0
+	byRoom := map[string]map[history.TickEvent]bool{}
+	for p, k := range kept {
+		if own[p.room] != dead {
 			continue
 		}
-		via := c.rng.IntN(3)
-		for via == deadIdx {
-			via = c.rng.IntN(3)
+		in, ok := byRoom[p.room]
+		if !ok {
+			in = c.history(p.room)
+			byRoom[p.room] = in
 		}
-		var token []byte
-		if own[p.room] != dead {
-			p.Inspect(func(s *client.Session) { token = s.Token() })
-		}
-		back = append(back, c.dial(ctx, p.room, p.Name(), via, token))
-		seats = append(seats, p.slot)
-	}
-	c.play(ctx, back)
-	for i, p := range back {
-		if own[p.room] != dead && p.slot != seats[i] {
-			c.t.Fatalf("%s rejoined %s in seat %d, had %d", p.Name(), p.room, p.slot, seats[i])
+		n++
+		for _, te := range k.events {
+			if te.Tick < k.tick && !in[te] {
+				t.Fatalf("%s in %s saw %+v at tick %d confirmed before the kill; it is not in the room's history after", p.Name(), p.room, te.Ev, te.Tick)
+			}
+			checked++
 		}
 	}
-	c.t.Logf("%d cut-off players rejoined in one attempt each", len(back))
+	t.Logf("%d confirmed events of %d players of the dead node's rooms all in their rooms' histories", checked, n)
 }
 
 func (c *clusterRun) leaderName() string {

@@ -89,9 +89,16 @@ func (i *NodeInfo) Free() int {
 type peer struct {
 	info NodeInfo
 	seen time.Time
+	gone bool // taken for dead by a probe (probe.go)
 	// pending counts player places promised by rooms placed on this node
 	// since its last heartbeat, so that rooms placed in one burst spread.
 	pending int
+}
+
+// dead reports whether the peer is dead: silent for deadAfter, or found
+// gone by a probe.
+func (p *peer) dead(now time.Time, deadAfter time.Duration) bool {
+	return p.gone || now.Sub(p.seen) >= deadAfter
 }
 
 // registry is this node's view of the cluster, from heartbeats.
@@ -229,7 +236,7 @@ func (n *Node) Nodes() []NodeInfo {
 	out := []NodeInfo{self}
 	n.reg.mu.Lock()
 	for name, p := range n.reg.peers {
-		if name == n.opt.Name || now.Sub(p.seen) >= n.opt.DeadAfter {
+		if name == n.opt.Name || p.dead(now, n.opt.DeadAfter) {
 			continue
 		}
 		i := p.info
@@ -263,7 +270,7 @@ func (n *Node) Alive(o Owner) bool {
 		return false // a former incarnation of this node
 	}
 	p := n.reg.peers[o.Node]
-	if p == nil || now.Sub(p.seen) >= n.opt.DeadAfter {
+	if p == nil || p.dead(now, n.opt.DeadAfter) {
 		return false
 	}
 	return p.info.Incarnation == o.Incarnation
@@ -276,7 +283,7 @@ func (n *Node) Peer(o Owner) (NodeInfo, bool) {
 	n.reg.mu.Lock()
 	defer n.reg.mu.Unlock()
 	p := n.reg.peers[o.Node]
-	if p == nil || time.Since(p.seen) >= n.opt.DeadAfter || p.info.Incarnation != o.Incarnation {
+	if p == nil || p.dead(time.Now(), n.opt.DeadAfter) || p.info.Incarnation != o.Incarnation {
 		return NodeInfo{}, false
 	}
 	return p.info, true
@@ -341,6 +348,7 @@ type Metrics struct {
 	HistoryDropped atomic.Uint64 // history records refused: a room's queue was full
 	HistoryLost    atomic.Uint64 // rooms given up: another node continued their history
 	HistoryForged  atomic.Uint64 // messages in rooms' histories not signed with the cluster's secret, or out of their chain
+	Probed         atomic.Uint64 // nodes taken for dead by a probe before DeadAfter (probe.go)
 }
 
 // Metrics returns the node's counters.

@@ -95,7 +95,15 @@ func (p *Player) Close() error {
 		p.err = errClosed
 	}
 	p.mu.Unlock()
-	err := p.link.close()
+	select {
+	case <-p.quit:
+	default:
+		close(p.quit)
+	}
+	p.wmu.Lock()
+	l := p.link
+	p.wmu.Unlock()
+	err := l.close()
 	<-p.done
 	return err
 }

@@ -9,12 +9,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
 
 	"webtron/client"
 	"webtron/internal/drive"
+	"webtron/proto"
 )
 
 // Options configures one headless player.
@@ -38,6 +40,16 @@ type Options struct {
 	// Fallback is how long the WebTransport attempt may take before the
 	// WebSocket is used instead (default 1 s, as the browser).
 	Fallback time.Duration
+	// Rejoin, when set, makes the player come back by itself, as a page
+	// does: a connection that drops, or that the server closes with a
+	// reason worth trying again (its node stopping or dying, a room that
+	// moved), is dialed again through these URLs in turn (any node of a
+	// cluster), after the page's backoff, with the session's reconnect
+	// token, as a new session of the same Player.
+	Rejoin []string
+	// Confirmed keeps the confirmed state too (client.Options.Confirmed),
+	// for tests that compare it.
+	Confirmed bool
 }
 
 // Player is one headless client connection.
@@ -57,6 +69,15 @@ type Player struct {
 	wmu  sync.Mutex // orders writes
 	out  [][]byte
 	done chan struct{} // closed when the reader has stopped
+	quit chan struct{} // closed by Close
+
+	// Rejoins (Options.Rejoin), guarded by mu: the sessions before this
+	// one, the current one's Welcome, and which URL it came through.
+	ended    []client.Stats
+	started  bool
+	welcomes []time.Time
+	via      int    // the reader's: the index in Rejoin of the last URL tried
+	url      string // the current session's URL
 }
 
 // ErrDropped wraps the reason a server closed a connection.
@@ -68,29 +89,56 @@ func Dial(ctx context.Context, opt Options) (*Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Player{opt: opt, link: l, start: time.Now(), welcomed: make(chan struct{}), done: make(chan struct{})}
-	p.sess = client.New(client.Options{Name: opt.Name, Room: opt.Room, Token: opt.Token, Spectate: opt.Spectate, MindReader: opt.MindReader})
-	p.drv = drive.New(p.sess, drive.Options{Seed: opt.Seed, BrakeEvery: opt.BrakeEvery})
-	p.drv.Idle = opt.Idle
-	hello := p.sess.Hello(p.now())
-	if err := l.write([][]byte{hello}); err != nil {
-		l.closeNow()
-		return nil, fmt.Errorf("headless: hello: %w", err)
+	p := &Player{opt: opt, link: l, start: time.Now(), welcomed: make(chan struct{}), done: make(chan struct{}), quit: make(chan struct{})}
+	if err := p.hello(l, opt.URL, opt.Token); err != nil {
+		return nil, err
 	}
 	go p.readLoop()
 	return p, nil
+}
+
+// hello starts a session on l with token and says hello on it.
+func (p *Player) hello(l link, url string, token []byte) error {
+	sess := client.New(client.Options{Name: p.opt.Name, Room: p.opt.Room, Token: token, Spectate: p.opt.Spectate, MindReader: p.opt.MindReader, Confirmed: p.opt.Confirmed})
+	drv := drive.New(sess, drive.Options{Seed: p.opt.Seed, BrakeEvery: p.opt.BrakeEvery})
+	drv.Idle = p.opt.Idle
+	if err := l.write([][]byte{sess.Hello(p.now())}); err != nil {
+		l.closeNow()
+		return fmt.Errorf("headless: hello: %w", err)
+	}
+	p.wmu.Lock()
+	p.mu.Lock()
+	if p.sess != nil {
+		p.ended = append(p.ended, p.sess.Stats())
+	}
+	p.link, p.sess, p.drv, p.started, p.url = l, sess, drv, false, url
+	p.mu.Unlock()
+	p.wmu.Unlock()
+	return nil
 }
 
 func (p *Player) now() time.Duration { return time.Since(p.start) }
 
 func (p *Player) readLoop() {
 	defer close(p.done)
-	buf := make([]byte, 0, 4096)
 	for {
-		msg, err := p.link.read(buf[:0])
-		if err != nil {
+		err := p.readSession()
+		if !p.rejoinable(err) || !p.rejoin(err) {
 			p.fail(err)
 			return
+		}
+	}
+}
+
+// readSession reads the current session's messages until it ends, and
+// returns why.
+func (p *Player) readSession() error {
+	buf := make([]byte, 0, 4096)
+	l := p.link
+	for {
+		msg, err := l.read(buf[:0])
+		if err != nil {
+			return err
 		}
 		buf = msg
 		// Timed at its arrival, not when a frame in progress lets go of the
@@ -98,18 +146,21 @@ func (p *Player) readLoop() {
 		at := p.now()
 		p.mu.Lock()
 		err = p.sess.ReceiveAt(at, p.now(), msg)
-		if p.welcome == 0 && p.sess.Started() {
-			p.welcome = len(msg)
-			close(p.welcomed)
+		if !p.started && p.sess.Started() {
+			p.started = true
+			p.welcomes = append(p.welcomes, time.Now())
+			if p.welcome == 0 {
+				p.welcome = len(msg)
+				close(p.welcomed)
+			}
 		}
 		p.mu.Unlock()
 		if err != nil {
 			if errors.Is(err, client.ErrClosed) {
 				err = fmt.Errorf("%w: %w", ErrDropped, err)
 			}
-			p.fail(err)
-			p.link.closeNow()
-			return
+			l.closeNow()
+			return err
 		}
 		// Answers wait for the next frame (pongs say how long they were
 		// held), so a frame's messages go out together, as a page's do.
@@ -145,8 +196,108 @@ func (p *Player) flush() {
 		return
 	}
 	if err := p.link.write(p.out); err != nil {
+		if len(p.opt.Rejoin) > 0 {
+			p.link.closeNow() // the reader sees it and rejoins
+			return
+		}
 		p.fail(err)
 	}
+}
+
+// rejoinBackoff is the page's (web/src/net/socket.ts): the first attempt
+// half a second after the drop, then doubling.
+var rejoinBackoff = []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}
+
+// maxRejoins bounds the attempts of one rejoin.
+const maxRejoins = 8
+
+// rejoinable reports whether a session that ended with err is worth
+// joining again (Options.Rejoin): not one the player closed, nor one the
+// server ended with an answer trying again would repeat.
+func (p *Player) rejoinable(err error) bool {
+	if len(p.opt.Rejoin) == 0 || p.closed() || p.link.normal(err) && !errors.Is(err, ErrDropped) {
+		return false
+	}
+	var pe *proto.Error
+	if !errors.As(err, &pe) {
+		return true // the connection dropped
+	}
+	switch pe.Code {
+	case proto.CloseOther, proto.CloseShutdown, proto.CloseTimeout, proto.CloseBadToken:
+		return true
+	}
+	return false
+}
+
+// rejoin dials again through the next URLs of Options.Rejoin, with the
+// session's token (none after a bad-token close, as the page), and starts
+// a new session; false when the player was closed or every attempt failed.
+func (p *Player) rejoin(why error) bool {
+	var token []byte
+	if pe := (*proto.Error)(nil); !errors.As(why, &pe) || pe.Code != proto.CloseBadToken {
+		p.mu.Lock()
+		token = p.sess.Token()
+		p.mu.Unlock()
+	}
+	for try := range maxRejoins {
+		wait := rejoinBackoff[min(try, len(rejoinBackoff)-1)]
+		wait = wait * time.Duration(80+rand.IntN(41)) / 100
+		select {
+		case <-p.quit:
+			return false
+		case <-time.After(wait):
+		}
+		p.via = (p.via + 1) % len(p.opt.Rejoin)
+		opt := p.opt
+		opt.URL = p.opt.Rejoin[p.via]
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		l, err := dialLink(ctx, opt)
+		cancel()
+		if err != nil {
+			continue
+		}
+		if p.hello(l, opt.URL, token) == nil {
+			if p.closed() {
+				l.closeNow()
+				return false
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Player) closed() bool {
+	select {
+	case <-p.quit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Welcomes returns when each session of the player was welcomed: more
+// than one when it rejoined (Options.Rejoin).
+func (p *Player) Welcomes() []time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]time.Time(nil), p.welcomes...)
+}
+
+// URL returns the URL the current session came through: Options.URL, or
+// after a rejoin the one of Options.Rejoin it used.
+func (p *Player) URL() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.url
+}
+
+// EndedStats returns the statistics of the sessions before the current one
+// (Options.Rejoin), oldest first.
+func (p *Player) EndedStats() []client.Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]client.Stats(nil), p.ended...)
 }
 
 // Transport returns the transport the player connected over.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,6 +33,14 @@ type clusterNode struct {
 	proxied  atomic.Int64 // connections proxied to rooms of other nodes
 	stop     chan struct{}
 	done     chan struct{}
+
+	// Failover (journal.go): rooms being resumed, rooms resumed, and since
+	// when each dead node's room has been seen orphaned (reconcileLoop's).
+	resuming    roomLocks
+	resumed     atomic.Uint64
+	orphanSince map[string]time.Time
+	taking      inFlight
+	takers      sync.WaitGroup
 }
 
 // The reasons a cluster closes a connection. Each uses a code the page takes
@@ -55,7 +64,7 @@ const maxHops = 1
 
 // startCluster joins the cluster configured in Config.Cluster.
 func (s *Server) startCluster() error {
-	g := &clusterNode{s: s, stop: make(chan struct{}), done: make(chan struct{})}
+	g := &clusterNode{s: s, stop: make(chan struct{}), done: make(chan struct{}), orphanSince: map[string]time.Time{}}
 	o := *s.cfg.Cluster
 	o.Logger = s.log
 	o.OnLost = func(name string) { s.evict(name, reasonMoved) }
@@ -169,6 +178,9 @@ func (g *clusterNode) join(c *conn, name string, hello *proto.Hello) *reason {
 		if err := node.Adopt(name, owner); err != nil {
 			return &reasonBusy
 		}
+		if _, err := g.resume(name); err != nil {
+			return &reasonBusy
+		}
 		_, why := s.attach(c, name)
 		return why
 	}
@@ -183,7 +195,11 @@ func (g *clusterNode) join(c *conn, name string, hello *proto.Hello) *reason {
 	if !ok {
 		return &reasonBusy
 	}
-	return g.forward(c, peer.URL, hello)
+	why := g.forward(c, peer.URL, hello)
+	if why == &reasonOwnerDown && !s.cfg.EphemeralRooms && node.Probe(owner) {
+		return &reasonBusy // dead: settled again, by whoever carries the room on
+	}
+	return why
 }
 
 // hasRoom reports whether room name is open here.
@@ -231,8 +247,10 @@ func (g *clusterNode) reconcileLoop() {
 		case <-g.stop:
 			return
 		case <-t.C:
+		case <-g.node.Deaths():
 		}
 		g.reconcile()
+		g.takeOrphans()
 	}
 }
 
@@ -264,7 +282,8 @@ func (g *clusterNode) reconcile() {
 		}
 	}
 	for _, name := range node.Held() {
-		if !open[name] && time.Since(node.HeldSince(name)) > 5*time.Second {
+		_, orphan := g.orphanSince[name] // being carried on: its history may take a while to read
+		if !open[name] && !orphan && time.Since(node.HeldSince(name)) > 5*time.Second {
 			node.Release(ctx, name)
 		}
 	}
@@ -340,6 +359,7 @@ func (s *Server) stopCluster() {
 	}
 	close(g.stop)
 	<-g.done
+	g.takers.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	for _, name := range g.node.Held() {
@@ -399,6 +419,7 @@ const (
 	MetricProxied        = "webtron_proxied_connections"
 	MetricHeartbeatBytes = "webtron_cluster_heartbeat_bytes_total"
 	MetricForged         = "webtron_cluster_heartbeats_forged_total"
+	MetricRoomsResumed   = "webtron_rooms_resumed_total"
 )
 
 func (g *clusterNode) registerMetrics(reg *prometheus.Registry) {
@@ -419,4 +440,5 @@ func (g *clusterNode) registerMetrics(reg *prometheus.Registry) {
 	counter(MetricLeaseTakeovers, "Leases taken from dead nodes.", func() float64 { return float64(m.Takeovers.Load()) })
 	counter(MetricHeartbeatBytes, "Heartbeat payload bytes sent.", func() float64 { return float64(m.HeartbeatBytes.Load()) })
 	counter(MetricForged, "Heartbeats dropped: not signed with the cluster secret.", func() float64 { return float64(m.Forged.Load()) })
+	counter(MetricRoomsResumed, "Rooms carried on here from their replicated history (a dead node's, issue 26).", func() float64 { return float64(g.resumed.Load()) })
 }

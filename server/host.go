@@ -158,6 +158,45 @@ const dumpEvery = 10 * time.Second
 // newRoomHost makes room name's host: a public room, or with practice > 0
 // a private one for one player against bots of that skill (at least one).
 func newRoomHost(s *Server, name string, seed uint64, practice int) (*roomHost, error) {
+	h, cfg := s.hostFor(name, seed, practice)
+	h.epoch = s.now()
+	s.openJournal(h, &cfg, cluster.Chain{})
+	r, err := room.New(name, cfg, h.epoch, h)
+	if err != nil {
+		h.closeJournal()
+		return nil, err
+	}
+	h.room = r
+	return h, nil
+}
+
+// restoreRoomHost makes the host of room name rebuilt from its journal
+// (entries from a base entry on, as the cluster recovered them), whose
+// history goes on from chain: the round another node was playing carries
+// on here at the present tick (room.Restore).
+func restoreRoomHost(s *Server, name string, entries []*room.Entry, chain cluster.Chain) (*roomHost, error) {
+	meta := entries[0].Meta
+	if meta == nil || meta.Name != name {
+		return nil, fmt.Errorf("%w: its base entry names no room, or another", room.ErrJournal)
+	}
+	h, cfg := s.hostFor(name, meta.Seed, 0)
+	cfg.Private, cfg.BotSkill, h.private, h.skill = meta.Private, meta.BotSkill, meta.Private, meta.BotSkill
+	now := s.now()
+	h.epoch = now - time.Duration(time.Now().UnixNano()-meta.Epoch)
+	s.openJournal(h, &cfg, chain)
+	r, err := room.Restore(name, cfg, h.epoch, now, h, entries)
+	if err != nil {
+		h.moved = true // what the history holds stays for another try
+		h.closeJournal()
+		return nil, err
+	}
+	h.room = r
+	h.publish()
+	return h, nil
+}
+
+// hostFor makes a room host and its room's configuration, before the room.
+func (s *Server) hostFor(name string, seed uint64, practice int) (*roomHost, room.Config) {
 	h := &roomHost{srv: s, name: name, inbox: make(chan inbound, 1024), later: make(chan inbound, laterCap), stop: make(chan struct{}),
 		done: make(chan struct{}), conns: map[room.ConnID]*conn{}, empty: -1, private: practice > 0}
 	h.pop.Store(&counts{})
@@ -171,15 +210,7 @@ func newRoomHost(s *Server, name string, seed uint64, practice int) (*roomHost, 
 	h.skill = cfg.BotSkill
 	cfg.OnRound = h.onRound
 	cfg.OnDesync = h.onDesync
-	h.epoch = s.now()
-	s.openJournal(h, &cfg, cluster.Chain{})
-	r, err := room.New(name, cfg, h.epoch, h)
-	if err != nil {
-		h.closeJournal()
-		return nil, err
-	}
-	h.room = r
-	return h, nil
+	return h, cfg
 }
 
 // Send is the room's transport (room.Transport). Messages wait until the

@@ -1,7 +1,12 @@
 package server
 
 import (
+	"context"
+	"errors"
+	"sync"
 	"time"
+
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -140,6 +145,180 @@ func (h *roomHost) release() {
 		}
 	}
 	h.held = append(h.held[:0], h.held[k:]...)
+}
+
+// resumeWithin bounds the age of a history a node carries on: a room whose
+// history was last written longer ago is over (its node died long ago and
+// nobody came back), and a join opens it afresh.
+const resumeWithin = 20 * time.Second
+
+// roomLocks serializes the resumption of one room on this node.
+type roomLocks struct {
+	mu   sync.Mutex
+	busy map[string]chan struct{}
+}
+
+func (l *roomLocks) lock(name string) func() {
+	for {
+		l.mu.Lock()
+		if l.busy == nil {
+			l.busy = map[string]chan struct{}{}
+		}
+		wait, ok := l.busy[name]
+		if !ok {
+			ch := make(chan struct{})
+			l.busy[name] = ch
+			l.mu.Unlock()
+			return func() {
+				l.mu.Lock()
+				delete(l.busy, name)
+				l.mu.Unlock()
+				close(ch)
+			}
+		}
+		l.mu.Unlock()
+		<-wait
+	}
+}
+
+// resume opens room name here from its replicated history, when it has a
+// recent one: the round the node that died was playing goes on here, at
+// the present tick, its humans' seats held for their reconnect tokens. It
+// is called once this node holds the room's lease, before a join attaches
+// to the room and when this node takes a dead node's room over
+// (takeOrphans). It reports whether the room was resumed, or an error when
+// its history could not be read (a stream electing a leader after its
+// leader's node died): the room must not open afresh then, which would
+// end the round the history holds; the join tries again. Without a
+// history (or with one too old, or one that does not rebuild the room) a
+// join opens the room afresh.
+func (g *clusterNode) resume(name string) (bool, error) {
+	s := g.s
+	if s.cfg.EphemeralRooms || isPractice(name) || s.hasRoom(name) {
+		return false, nil
+	}
+	defer g.resuming.lock(name)()
+	if s.hasRoom(name) {
+		return false, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	rec, err := g.node.Recover(ctx, name)
+	if errors.Is(err, cluster.ErrNoHistory) {
+		return false, nil
+	}
+	if err != nil {
+		s.log.Warn("cluster: cannot read a room's history yet", "room", name, "err", err)
+		return false, err
+	}
+	if age := time.Since(rec.Written); age > resumeWithin {
+		s.log.Info("cluster: a room's history is too old to carry on; opening it afresh", "room", name, "age", age.Round(time.Second))
+		return false, nil
+	}
+	entries := make([]*room.Entry, 0, len(rec.Records))
+	for _, b := range rec.Records {
+		e, err := room.DecodeEntry(b)
+		if err != nil {
+			s.log.Error("cluster: a room's history does not decode; opening it afresh", "room", name, "err", err)
+			return false, nil
+		}
+		entries = append(entries, e)
+	}
+	h, err := restoreRoomHost(s, name, entries, rec.Chain)
+	if err != nil {
+		s.log.Error("cluster: cannot rebuild a room from its history; opening it afresh", "room", name, "err", err)
+		return false, nil
+	}
+	s.mu.Lock()
+	if s.closing || s.rooms[name] != nil {
+		s.mu.Unlock()
+		h.moved = true
+		h.closeJournal()
+		return false, nil
+	}
+	s.rooms[name] = h
+	s.roomWG.Add(1)
+	go func() {
+		defer s.roomWG.Done()
+		h.run()
+	}()
+	s.mu.Unlock()
+	g.resumed.Add(1)
+	s.log.Info("cluster: room carried on from its history", "room", name, "entries", len(entries), "tick", h.room.Now(),
+		"written_ago", time.Since(rec.Written).Round(time.Millisecond))
+	return true, nil
+}
+
+// takeOrphans carries on the rooms of the nodes that died: each room is
+// taken first by the live node of rank 0 (cluster.Node.Rank), by the next
+// a second later if it has not, and so on; the lease decides (Claim,
+// compare-and-set), the history fences whoever lost.
+func (g *clusterNode) takeOrphans() {
+	s, node := g.s, g.node
+	if s.cfg.EphemeralRooms || g.draining.Load() {
+		return
+	}
+	orphans := node.Orphans()
+	now := time.Now()
+	for name := range g.orphanSince {
+		if !slices.Contains(orphans, name) {
+			delete(g.orphanSince, name)
+		}
+	}
+	for _, name := range orphans {
+		if isPractice(name) || s.hasRoom(name) {
+			continue
+		}
+		since, ok := g.orphanSince[name]
+		if !ok {
+			since = now
+			g.orphanSince[name] = now
+		}
+		if now.Sub(since) < time.Duration(node.Rank(name))*time.Second {
+			continue
+		}
+		if !g.taking.start(name) {
+			continue
+		}
+		g.takers.Add(1)
+		go func() {
+			defer g.takers.Done()
+			defer g.taking.done(name)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			owner, err := node.Acquire(ctx, name)
+			cancel()
+			if err != nil || owner.Node != node.Name() || owner.Incarnation != node.Incarnation() {
+				return // carried on elsewhere, or to try again
+			}
+			g.resume(name)
+		}()
+	}
+}
+
+// inFlight is a set of rooms being taken over: each on a goroutine of its
+// own, so that one stalled read does not hold the others back.
+type inFlight struct {
+	mu    sync.Mutex
+	rooms map[string]bool
+}
+
+func (f *inFlight) start(name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.rooms == nil {
+		f.rooms = map[string]bool{}
+	}
+	if f.rooms[name] {
+		return false
+	}
+	f.rooms[name] = true
+	return true
+}
+
+func (f *inFlight) done(name string) {
+	f.mu.Lock()
+	delete(f.rooms, name)
+	f.mu.Unlock()
 }
 
 // Journal metric names.

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Issue 26's failover figure (docs/performance.md, "Rooms that outlive
+# their node"): three `webtron serve` nodes with embedded NATS on
+# loopback, 30 rooms of 8 (4 headless players each, joined through random
+# nodes and rejoining by themselves, and 4 server bots), kill -9 of the
+# node holding the most rooms mid-round; prints how long after the kill
+# the players it cut off were back in their own seats (p50, p95, max), the
+# load average at the kill, and fails on a lost round, a resync or a
+# harmed room elsewhere. Run it when the machine is quiet.
+#
+#   scripts/failover-figures.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+uptime
+WEBTRON_FAILOVER_FIGURES=1 go test -count=1 -run 'TestFailoverFigures$' -v ./cluster/ |
+	grep -E 'failover_figures_test|nodes_test.go:[0-9]+: [0-9]+ (cut-off|players)|^(--- |ok|FAIL)'
+uptime
