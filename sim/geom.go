@@ -253,16 +253,16 @@ func segGap(w *Wall, fx, fy, lx, ly, pf, pl int64) (int64, bool) {
 // rimGap is the distance from (x,y) to the rim along dir: the arena's
 // square, and a map's walls.
 func (s *State) rimGap(x, y int64, dir uint8) int64 {
-	g := s.boxGap(x, y, dir)
-	if m := s.dv().mp; m != nil {
-		g = min(g, m.rimGap(x, y, dir))
+	d := s.dv()
+	g := boxGap(d.arena, x, y, dir)
+	if d.mp != nil {
+		g = min(g, d.mp.rimGap(x, y, dir))
 	}
 	return g
 }
 
-// boxGap is the distance from (x,y) to the arena's square along dir.
-func (s *State) boxGap(x, y int64, dir uint8) int64 {
-	a := s.dv().arena
+// boxGap is the distance from (x,y) to the square of side a along dir.
+func boxGap(a, x, y int64, dir uint8) int64 {
 	switch dir & 3 {
 	case 0:
 		return a - x
@@ -279,15 +279,16 @@ func (s *State) boxGap(x, y int64, dir uint8) int64 {
 // behind or on that side, whichever the ray meets first, within WallNear.
 func (s *State) rimSensors(x, y int64, dir uint8) (left, right hit) {
 	left, right = hit{gap: noHit, owner: OwnerRim}, hit{gap: noHit, owner: OwnerRim}
-	back := s.boxGap(x, y, dir+2)
+	d := s.dv()
+	back := boxGap(d.arena, x, y, dir+2)
 	for k, side := range [2]*hit{&left, &right} {
-		across := s.boxGap(x, y, dir+1+2*uint8(k))
+		across := boxGap(d.arena, x, y, dir+1+2*uint8(k))
 		if t := min(back, across); t > 0 && t <= s.cfg.WallNear {
 			*side = hit{gap: t, owner: OwnerRim, perp: back < across}
 		}
 	}
-	if m := s.dv().mp; m != nil {
-		m.sensors(x, y, dir, s.cfg.WallNear, &left, &right)
+	if d.mp != nil {
+		d.mp.sensors(x, y, dir, s.cfg.WallNear, &left, &right)
 	}
 	return left, right
 }
