@@ -67,6 +67,10 @@ export interface SceneReport {
   /** Name tags and lag-o-meters drawn in the last frame. */
   name_tags: number;
   lag_meters: number;
+  /** An Armagetron map's wall pieces the rim was built from (0: the square). */
+  map_walls: number;
+  /** The map's zones as the frame has them, and whether each was drawn. */
+  map_zones: { effect: number; state: number; owner: number; conquered: number; radius: number; drawn: boolean }[];
 }
 
 export function installHook(current: () => { game: Game | null; remote: Remote | null; sound: Sound; replay: ReplayPage | null }): void {
@@ -134,6 +138,8 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
         holes,
         name_tags: game.nameTagsShown,
         lag_meters: r.lag.shown,
+        map_walls: r.arena.mapPieces,
+        map_zones: f.mapZones.map((z, k) => ({ effect: z.effect, state: z.state, owner: z.owner, conquered: z.conquered, radius: z.radius, drawn: r.mapZones.drawn(k) })),
       };
     },
     perf(): PerfReport {

@@ -57,6 +57,8 @@ const RIM_HEIGHT = 6;
 export class Arena {
   private size = 0;
   private mapSerial = -1;
+  /** The map's wall pieces the rim was last built from (0: the square's). */
+  mapPieces = 0;
   private readonly floor: Mesh;
   private readonly rim: Mesh;
   private readonly floorMat: ShaderMaterial;
@@ -89,6 +91,7 @@ export class Arena {
     const span = side * 4;
     this.floor.scale.set(span, span, 1);
     this.floor.position.set(side / 2, 0, -side / 2);
+    this.mapPieces = mapWalls.length / 4;
     let pieces = mapWalls;
     if (pieces.length === 0) pieces = new Float32Array([0, 0, side, 0, side, 0, side, side, side, side, 0, side, 0, side, 0, 0]);
     const pos: number[] = [];

@@ -78,6 +78,11 @@ export class MapZones {
     }
   }
 
+  /** drawn reports whether zone k was drawn in the last update. */
+  drawn(k: number): boolean {
+    return k < this.groups.length && this.groups[k].group.visible;
+  }
+
   private make(): { group: Group; wall: MeshBasicMaterial; floor: MeshBasicMaterial } {
     const mat = (opacity: number) => new MeshBasicMaterial({
       color: "#ffffff", transparent: true, opacity, blending: AdditiveBlending, depthWrite: false, side: DoubleSide,

@@ -20,8 +20,8 @@ export class Renderer {
   readonly lag: LagMeters;
   readonly explosions: Explosions;
   readonly zone: WinZone;
-  private readonly mapZones: MapZones;
-  private readonly arena: Arena;
+  readonly mapZones: MapZones;
+  readonly arena: Arena;
   private readonly cycles: Cycles;
   private width = 0;
   private height = 0;
