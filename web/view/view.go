@@ -263,9 +263,11 @@ type Encoder struct {
 	// MaxWalls caps the wall records per frame; 0 means DefaultMaxWalls.
 	MaxWalls int
 
-	sent  []sim.Wall // what the reader has: its geometry mirrors this
-	buf   []byte
-	holes []sim.Hole // scratch: this frame's holes, merged
+	sent []sim.Wall // what the reader has: its geometry mirrors this
+	buf  []byte
+	// The round's holes as last merged, and them merged (mergeHoles): a
+	// frame merges only the holes laid since, not all of them again.
+	rawHoles, holes []sim.Hole
 }
 
 // Reset forgets what the reader has, so the next frame sends every wall:
@@ -411,9 +413,34 @@ func (e *Encoder) Frame(s *sim.State, you int, updateMicros int64, flags int32) 
 // mergeHoles returns the round's holes merged into disjoint stretches per
 // owner, sorted by owner and then odometer, at most MaxHoles: an explosion
 // cuts the same wall at each of its steps with a growing radius, so most
-// holes lie inside another, and a reader tests fewer.
+// holes lie inside another, and a reader tests fewer. Holes, like walls, are
+// only appended, except that a rollback (or a new round) may take the tail
+// away and lay others: the holes up to the first that differs from the last
+// call's are merged already, and those after it are added one by one. When
+// holes were taken away, or many came at once, all are merged afresh by
+// sorting.
 func (e *Encoder) mergeHoles(holes []sim.Hole) []sim.Hole {
-	hs := append(e.holes[:0], holes...)
+	k := 0
+	for limit := min(len(holes), len(e.rawHoles)); k < limit && holes[k] == e.rawHoles[k]; k++ {
+	}
+	if k < len(e.rawHoles) || len(holes)-k > remergeHoles {
+		e.holes = sortMerge(append(e.holes[:0], holes...))
+	} else {
+		for _, h := range holes[k:] {
+			e.holes = insertHole(e.holes, h)
+		}
+	}
+	e.rawHoles = append(e.rawHoles[:0], holes...)
+	return e.holes[:min(len(e.holes), MaxHoles)]
+}
+
+// remergeHoles is how many new holes a frame adds one by one at most; past
+// it sorting them all is cheaper.
+const remergeHoles = 64
+
+// sortMerge sorts hs by owner and odometer and merges the holes of an owner
+// that overlap or touch, in place.
+func sortMerge(hs []sim.Hole) []sim.Hole {
 	slices.SortFunc(hs, func(a, b sim.Hole) int {
 		return cmp.Or(cmp.Compare(a.Owner, b.Owner), cmp.Compare(a.From, b.From))
 	})
@@ -425,8 +452,30 @@ func (e *Encoder) mergeHoles(holes []sim.Hole) []sim.Hole {
 		}
 		out = append(out, h)
 	}
-	e.holes = hs
-	return out[:min(len(out), MaxHoles)]
+	return out
+}
+
+// insertHole adds h to merged holes (as sortMerge leaves them) and keeps
+// them so: h joins the stretch of its owner it overlaps or touches, and
+// swallows those after it that it reaches.
+func insertHole(hs []sim.Hole, h sim.Hole) []sim.Hole {
+	// i: the first stretch after h's place in the order.
+	i, _ := slices.BinarySearchFunc(hs, h, func(a, b sim.Hole) int {
+		return cmp.Or(cmp.Compare(a.Owner, b.Owner), cmp.Compare(a.From, b.From), -1)
+	})
+	j := i // the stretch that holds h
+	if i > 0 && hs[i-1].Owner == h.Owner && h.From <= hs[i-1].To {
+		j = i - 1
+		hs[j].To = max(hs[j].To, h.To)
+	} else {
+		hs = slices.Insert(hs, i, h)
+	}
+	end := j + 1
+	for end < len(hs) && hs[end].Owner == h.Owner && hs[end].From <= hs[j].To {
+		hs[j].To = max(hs[j].To, hs[end].To)
+		end++
+	}
+	return slices.Delete(hs, j+1, end)
 }
 
 // diff returns the first wall the reader lacks or has wrong, and how many

@@ -2,6 +2,7 @@ package view
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 
 	"webtron/bot"
@@ -457,5 +458,75 @@ func TestFrameZones(t *testing.T) {
 	}
 	if z[ZoneWords+ZEffect] != sim.ZoneDeath {
 		t.Fatalf("second zone's effect %d", z[ZoneWords+ZEffect])
+	}
+}
+
+// TestMergeHolesIncremental: holes appended a few at a time, many at once,
+// taken away by a rollback and laid again otherwise, or by a new round,
+// merge to what merging all of them afresh gives (sortMerge of a copy).
+func TestMergeHolesIncremental(t *testing.T) {
+	rng := uint64(1)
+	next := func(n int) int {
+		rng = rng*6364136223846793005 + 1442695040888963407
+		return int(rng>>33) % n
+	}
+	var e Encoder
+	var holes []sim.Hole
+	for step := range 3000 {
+		switch r := next(20); {
+		case r == 0: // a new round
+			holes = holes[:0]
+		case r <= 2 && len(holes) > 0: // a rollback takes the tail away
+			holes = holes[:next(len(holes))]
+		}
+		adds := 1 + next(4)
+		if next(50) == 0 {
+			adds = 200 // a reader catching up
+		}
+		for range adds {
+			from := int64(next(3000)) * 1000
+			holes = append(holes, sim.Hole{Owner: uint8(next(6)), From: from, To: from + int64(next(40))*1000})
+		}
+		got := e.mergeHoles(holes)
+		want := sortMerge(slices.Clone(holes))
+		want = want[:min(len(want), MaxHoles)]
+		if len(got) != len(want) {
+			t.Fatalf("step %d: %d merged holes, want %d", step, len(got), len(want))
+		}
+		for k := range want {
+			if got[k].Owner != want[k].Owner || got[k].From != want[k].From || got[k].To != want[k].To {
+				t.Fatalf("step %d: merged hole %d is %+v, want %+v", step, k, got[k], want[k])
+			}
+		}
+	}
+}
+
+// BenchmarkFrame32 encodes a frame of 32 bots' round after every step, late
+// in a round with thousands of walls and the holes of many explosions.
+func BenchmarkFrame32(b *testing.B) {
+	cfg := sim.DefaultConfig()
+	cfg.Both(cfg.MP) // the 500 m arena
+	s, bots := newGameWith(b, cfg, 7, 32, 3)
+	var snap sim.Snapshot
+	for len(s.RoundHoles()) < 300 || s.WallCount() < 1000 {
+		bot.Play(s, bots, 1)
+		if ph, _ := s.Phase(); ph == sim.PhaseOver {
+			b.Fatalf("the round ended with %d walls and %d holes", s.WallCount(), len(s.RoundHoles()))
+		}
+	}
+	s.Save(&snap)
+	var e Encoder
+	e.Frame(s, 0, 0, 0)
+	b.ResetTimer()
+	for k := range b.N {
+		if k%240 == 0 { // two seconds on, go back: the walls and holes of a round late in play
+			b.StopTimer()
+			s.Restore(&snap)
+			b.StartTimer()
+		}
+		b.StopTimer()
+		bot.Play(s, bots, 1)
+		b.StartTimer()
+		e.Frame(s, 0, 0, 0)
 	}
 }
