@@ -110,7 +110,7 @@ func TestServerCloseNotice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := core.Call("receive", bytesJS(msg), 0, 0); res.Type() != js.TypeString {
+	if res := core.Call("receive", c.bytesJS(msg), 0, 0); res.Type() != js.TypeString {
 		t.Fatalf("receive returned %v, want the error's text", res)
 	}
 	var notices []struct {

@@ -48,9 +48,14 @@ type core struct {
 	enc     view.Encoder
 	out     [][]byte
 	notices []byte   // JSON objects, comma-separated, drained by notices()
-	spent   int64    // microseconds the last update took
-	perf    js.Value // globalThis.performance
+	spent   int64 // microseconds the last update took
 	funcs   []js.Func
+	// Looked up once: a lookup by name decodes the name in JavaScript and
+	// makes a js.Value with a finalizer, every frame.
+	now        js.Value // performance.now, bound
+	uint8Array js.Value // the Uint8Array constructor
+	array      js.Value // the Array constructor
+	noMessages js.Value // an empty array, what outgoing returns most frames (nobody changes it)
 }
 
 var c core
@@ -66,7 +71,11 @@ func main() {
 
 // install sets globalThis.webtronCore.
 func (c *core) install() {
-	c.perf = js.Global().Get("performance")
+	perf := js.Global().Get("performance")
+	c.now = perf.Get("now").Call("bind", perf)
+	c.uint8Array = js.Global().Get("Uint8Array")
+	c.array = js.Global().Get("Array")
+	c.noMessages = c.array.New()
 	c.funcs = export("webtronCore", map[string]func(args []js.Value) any{
 		"start":    c.start,
 		"hello":    c.hello,
@@ -111,7 +120,7 @@ func (c *core) hello(args []js.Value) any {
 	if c.sess == nil {
 		return nil
 	}
-	return bytesJS(c.sess.Hello(ms(args[0])))
+	return c.bytesJS(c.sess.Hello(ms(args[0])))
 }
 
 func (c *core) receive(args []js.Value) any {
@@ -182,7 +191,7 @@ func (c *core) frameJS(args []js.Value) any {
 	b := c.enc.Frame(st, c.sess.You(), c.spent, flags)
 	out := args[0]
 	if out.Type() != js.TypeObject || out.Length() < len(b) {
-		out = js.Global().Get("Uint8Array").New(max(len(b)*3/2, 64<<10))
+		out = c.uint8Array.New(max(len(b)*3/2, 64<<10))
 	}
 	js.CopyBytesToJS(out, b)
 	return out
@@ -193,7 +202,7 @@ func (c *core) update(args []js.Value) any {
 		t0 := time.Now()
 		c.sess.Advance(ms(args[0]))
 		c.spent = time.Since(t0).Microseconds()
-		c.sess.Exchange(ms(c.perf.Call("now")))
+		c.sess.Exchange(ms(c.now.Invoke()))
 	}
 	return nil
 }
@@ -209,12 +218,15 @@ func (c *core) started(_ []js.Value) any { return c.sess != nil && c.sess.Starte
 
 func (c *core) outgoing(_ []js.Value) any {
 	if c.sess == nil {
-		return js.Global().Get("Array").New()
+		return c.noMessages
 	}
 	c.out = c.sess.Outgoing(c.out[:0])
-	arr := js.Global().Get("Array").New(len(c.out))
+	if len(c.out) == 0 {
+		return c.noMessages
+	}
+	arr := c.array.New(len(c.out))
 	for i, m := range c.out {
-		arr.SetIndex(i, bytesJS(m))
+		arr.SetIndex(i, c.bytesJS(m))
 	}
 	clear(c.out) // drop references so the messages can be collected
 	return arr
@@ -253,11 +265,11 @@ func (c *core) token(_ []js.Value) any {
 	if c.sess == nil || len(c.sess.Token()) == 0 {
 		return nil
 	}
-	return bytesJS(c.sess.Token())
+	return c.bytesJS(c.sess.Token())
 }
 
-func bytesJS(b []byte) js.Value {
-	u := js.Global().Get("Uint8Array").New(len(b))
+func (c *core) bytesJS(b []byte) js.Value {
+	u := c.uint8Array.New(len(b))
 	js.CopyBytesToJS(u, b)
 	return u
 }

@@ -25,6 +25,9 @@ export class Renderer {
   private readonly cycles: Cycles;
   private width = 0;
   private height = 0;
+  /** The canvas's size changed since fit read it (a ResizeObserver says so:
+   * reading clientWidth every frame forced a layout of the HUD's changes). */
+  private resized = true;
 
   constructor(readonly canvas: HTMLCanvasElement) {
     this.gl = new WebGLRenderer({ canvas, antialias: true, powerPreference: "high-performance" });
@@ -41,9 +44,31 @@ export class Renderer {
     this.explosions = new Explosions(this.scene);
     this.zone = new WinZone(this.scene);
     this.mapZones = new MapZones(this.scene);
+    new ResizeObserver(() => (this.resized = true)).observe(canvas);
+    this.precompile();
+  }
+
+  /** precompile compiles the programs of every material now, the hidden
+   * ones too (explosions, cycles not yet spawned), and draws them once:
+   * three.js otherwise compiles each at its first use and then asks the GPU
+   * process for the result, a synchronous round trip behind all the drawing
+   * queued there, and the frame of the round's first explosion waited tens of
+   * milliseconds for it. The next frame draws over this one. */
+  private precompile(): void {
+    const hidden: { visible: boolean }[] = [];
+    this.scene.traverse((o) => {
+      if (!o.visible) {
+        hidden.push(o);
+        o.visible = true;
+      }
+    });
+    this.gl.render(this.scene, this.rig.camera);
+    for (const o of hidden) o.visible = false;
   }
 
   private fit(): void {
+    if (!this.resized) return;
+    this.resized = false;
     const w = this.canvas.clientWidth || window.innerWidth;
     const h = this.canvas.clientHeight || window.innerHeight;
     if (w === this.width && h === this.height) return;

@@ -20,8 +20,15 @@ export class NameTags {
   private readonly p = new Vector3();
   /** How many tags the last frame showed (window.webtron.scene()). */
   shown = 0;
+  /** The root's size, read when it changes (a ResizeObserver), not every frame: a read forced a layout. */
+  private w = 0;
+  private h = 0;
 
-  constructor(private readonly root: HTMLElement) {
+  constructor(root: HTMLElement) {
+    new ResizeObserver(() => {
+      this.w = root.clientWidth;
+      this.h = root.clientHeight;
+    }).observe(root);
     root.replaceChildren();
     for (let i = 0; i < MAX_PLAYERS; i++) {
       const t = document.createElement("div");
@@ -36,7 +43,7 @@ export class NameTags {
 
   /** update places the tags for frame f seen by camera; on false they all hide. */
   update(f: Frame, camera: PerspectiveCamera, name: (id: number) => string, on: boolean): void {
-    const w = this.root.clientWidth, h = this.root.clientHeight;
+    const w = this.w, h = this.h;
     this.shown = 0;
     for (let i = 0; i < MAX_PLAYERS; i++) {
       const c = f.cycles[i];

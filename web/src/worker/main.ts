@@ -11,7 +11,7 @@
 // back (src/core/remote.ts); key presses come with their own time stamps,
 // converted between the two threads' clocks through performance.timeOrigin.
 import { drainNotices, type Core, isCorePanic, loadCore, throwPanics } from "../core/core";
-import { Close, Msg } from "../core/layout";
+import { Close, FLAG_NOTICES, H, Msg } from "../core/layout";
 import type { FromWorker, StartOptions, ToWorker } from "../core/messages";
 import { Connection } from "../net/socket";
 import { type TransportChoice, type TransportKind, dialAuto } from "../net/transport";
@@ -137,7 +137,10 @@ class CoreWorker {
       this.core.exchange(performance.now());
       this.flush();
     }
-    this.notices();
+    // The server's reason for closing comes with an error; a chat line waits
+    // for the next frame, whose header says so (a call into the core per
+    // message to ask cost more than the message).
+    if (err) this.notices();
     if (!this.welcomed && this.core.started()) {
       this.welcomed = true;
       const token = this.core.token();
@@ -172,6 +175,8 @@ class CoreWorker {
     let out: Uint8Array | null = null;
     if (this.update(t0)) {
       out = this.core.frame(spare && spare.byteLength > 0 ? new Uint8Array(spare) : null);
+      // The header's flags word, little-endian: its low byte holds FLAG_NOTICES.
+      if (out && out[4 * H.flags] & FLAG_NOTICES) this.notices();
     }
     const gen = this.gen;
     const work = performance.now() - t0;
