@@ -457,25 +457,34 @@ func sortMerge(hs []sim.Hole) []sim.Hole {
 
 // insertHole adds h to merged holes (as sortMerge leaves them) and keeps
 // them so: h joins the stretch of its owner it overlaps or touches, and
-// swallows those after it that it reaches.
+// swallows those after it that it reaches. Written out rather than with
+// slices.Insert and friends, whose instances cost the core 14 KB.
 func insertHole(hs []sim.Hole, h sim.Hole) []sim.Hole {
 	// i: the first stretch after h's place in the order.
-	i, _ := slices.BinarySearchFunc(hs, h, func(a, b sim.Hole) int {
-		return cmp.Or(cmp.Compare(a.Owner, b.Owner), cmp.Compare(a.From, b.From), -1)
-	})
+	i, n := 0, len(hs)
+	for i < n {
+		m := int(uint(i+n) >> 1)
+		if a := hs[m]; a.Owner < h.Owner || a.Owner == h.Owner && a.From <= h.From {
+			i = m + 1
+		} else {
+			n = m
+		}
+	}
 	j := i // the stretch that holds h
 	if i > 0 && hs[i-1].Owner == h.Owner && h.From <= hs[i-1].To {
 		j = i - 1
 		hs[j].To = max(hs[j].To, h.To)
 	} else {
-		hs = slices.Insert(hs, i, h)
+		hs = append(hs, sim.Hole{})
+		copy(hs[i+1:], hs[i:])
+		hs[i] = h
 	}
 	end := j + 1
 	for end < len(hs) && hs[end].Owner == h.Owner && hs[end].From <= hs[j].To {
 		hs[j].To = max(hs[j].To, hs[end].To)
 		end++
 	}
-	return slices.Delete(hs, j+1, end)
+	return append(hs[:j+1], hs[end:]...)
 }
 
 // diff returns the first wall the reader lacks or has wrong, and how many
