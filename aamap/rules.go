@@ -33,6 +33,23 @@ func Find(name, dir string) (string, error) {
 	return "", fmt.Errorf("%w: map file %s not found (looked in %v)", ErrMap, name, try)
 }
 
+// LoadInto plays the map file name (MAP_FILE; found by Find, relative to
+// dir) in cfg: its settings, then its arena (Apply). It returns the map's
+// path and a warning for each of its settings Webtron does not have.
+func LoadInto(cfg *sim.Config, name, dir string) (path string, warnings []string, err error) {
+	if path, err = Find(name, dir); err != nil {
+		return "", nil, err
+	}
+	m, err := Load(path)
+	if err != nil {
+		return "", nil, err
+	}
+	if warnings, err = m.Apply(cfg); err != nil {
+		return "", nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return path, warnings, nil
+}
+
 // Sim returns the map as the simulation plays it: each Wall's consecutive
 // Points as straight pieces (a repeated point draws nothing, as in
 // Armagetron), each spawn facing the axis nearest its direction, the zones.

@@ -273,17 +273,9 @@ func (f *serveFlags) applyMap(file *settings.File) error {
 	if name == "" {
 		return nil
 	}
-	path, err := aamap.Find(name, dir)
+	path, warnings, err := aamap.LoadInto(&file.Sim, name, dir)
 	if err != nil {
 		return fmt.Errorf("MAP_FILE: %w", err)
-	}
-	m, err := aamap.Load(path)
-	if err != nil {
-		return fmt.Errorf("MAP_FILE: %w", err)
-	}
-	warnings, err := m.Apply(&file.Sim)
-	if err != nil {
-		return fmt.Errorf("MAP_FILE %s: %w", path, err)
 	}
 	file.MapFile = path
 	file.Warnings = append(file.Warnings, warnings...)

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
+	"webtron/aamap"
 	"webtron/bot"
 	"webtron/settings"
 	"webtron/sim"
@@ -30,6 +32,7 @@ type simFlags struct {
 	tickRate           int64
 	quiet, asJSON      bool
 	events, settingsAt string
+	mapFile            string
 	skill              string
 	survival           bool
 }
@@ -55,6 +58,7 @@ func simTo(w io.Writer, args []string) error {
 	fs.BoolVar(&f.asJSON, "json", false, "print the outcome as JSON (see docs/physics.md, scenario runner)")
 	fs.StringVar(&f.events, "events", "", "JSON lines of scripted inputs: {\"tick\": 600, \"player\": 0, \"kind\": \"left\"}; kinds left, right, brake_on, brake_off")
 	fs.StringVar(&f.settingsAt, "settings", "", "Armagetron-format settings file (webtron settings lists them)")
+	fs.StringVar(&f.mapFile, "map-file", "", "Armagetron map to play (MAP_FILE; wins over the settings file's): a path, or a resource path among Armagetron's included maps")
 	fs.StringVar(&f.skill, "skill", "100", "bots' skill, Armagetron's AI_IQ 1..100: one for every bot, or a comma-separated list, one per bot; an entry rider seats a scripted rider that turns only at walls")
 	fs.BoolVar(&f.survival, "survival", false, "print each player's finished rounds, time alive in them and wins (measures the bots' skill: docs/performance.md)")
 	if err := fs.Parse(args); err != nil {
@@ -84,6 +88,7 @@ func simTo(w io.Writer, args []string) error {
 		return err
 	}
 	cfg := sim.DefaultConfig()
+	mapFile, mapDir := f.mapFile, "" // --map-file wins over the settings file's MAP_FILE
 	if f.settingsAt != "" {
 		file, err := settings.Load(f.settingsAt)
 		if err != nil {
@@ -93,6 +98,18 @@ func simTo(w io.Writer, args []string) error {
 			fmt.Fprintln(os.Stderr, "warning:", w)
 		}
 		cfg = file.Sim
+		if f.mapFile == "" && file.MapFile != "" {
+			mapFile, mapDir = file.MapFile, filepath.Dir(f.settingsAt)
+		}
+	}
+	if mapFile != "" {
+		_, warnings, err := aamap.LoadInto(&cfg, mapFile, mapDir)
+		if err != nil {
+			return fmt.Errorf("MAP_FILE: %w", err)
+		}
+		for _, w := range warnings {
+			fmt.Fprintln(os.Stderr, "warning:", w)
+		}
 	}
 	if f.tickRate > 0 {
 		cfg.TickRate = f.tickRate

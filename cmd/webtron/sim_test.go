@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"webtron/internal/aamaptest"
 )
 
 // TestScenarioRunner runs `webtron sim --events FILE --players 2 --bots 0
@@ -120,5 +122,38 @@ func TestSimSkill(t *testing.T) {
 		if err := simTo(io.Discard, args); err == nil {
 			t.Errorf("%v: no error", args)
 		}
+	}
+}
+
+// TestScenarioOnMap scripts a fortress round on Z-Man's for_old_clients
+// (--map-file): player 1 brakes at the start, so player 0, riding north
+// from its own zone, reaches player 1's zone first; an attacker alone
+// conquers it in 2.5 s (.5 - .1 a second), and with FORTRESS_SURVIVE_WIN
+// the conqueror, whose zone stands, wins the round, both still riding.
+func TestScenarioOnMap(t *testing.T) {
+	aamaptest.Paths(t)
+	dir := t.TempDir()
+	events := filepath.Join(dir, "e.jsonl")
+	os.WriteFile(events, []byte(`{"tick": 480, "player": 1, "kind": "brake_on"}
+{"tick": 600, "player": 1, "kind": "brake_off"}
+`), 0o644)
+	var out bytes.Buffer
+	err := simTo(&out, []string{"--events", events, "--players", "2", "--bots", "0", "--json", "--ticks", "3000",
+		"--map-file", "Z-Man/fortress/for_old_clients-0.1.0.aamap.xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Winner  int `json:"winner"`
+		Players []struct {
+			Alive bool    `json:"alive"`
+			Y     float64 `json:"y"`
+		} `json:"players"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Winner != 0 || !res.Players[0].Alive || !res.Players[1].Alive {
+		t.Fatalf("winner %d, players %+v; want player 0 to win by conquest, both alive", res.Winner, res.Players)
 	}
 }
