@@ -103,3 +103,48 @@ func flag(name string) bool {
 	}
 	return false
 }
+
+// TestBotsTakeFortress seats two bots on Z-Man's fortress map
+// for_old_clients, a zone in front of each one's spawn point: bots head for
+// the enemy's fortress (as for the win zone), and the round ends by a
+// conquest (a zone collapsing) within a minute of play.
+func TestBotsTakeFortress(t *testing.T) {
+	aamaptest.Paths(t)
+	m, err := aamap.Load(filepath.Join(aamaptest.Dir, "Z-Man/fortress/for_old_clients-0.1.0.aamap.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.DefaultConfig()
+	if _, err := m.Apply(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Both(cfg.MP) // SIZE_FACTOR 0: the map's own 500 m
+	for seed := uint64(1); seed <= 3; seed++ {
+		s, err := sim.NewState(cfg, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bots := []*bot.Bot{bot.New(0, seed*10), bot.New(1, seed*10+1)}
+		s.Step(bot.Joins(2))
+		var evs []sim.Event
+		for tick := 0; tick < 480+60*120; tick++ {
+			if ph, _ := s.Phase(); ph == sim.PhaseOver {
+				break
+			}
+			evs = evs[:0]
+			for _, b := range bots {
+				evs = b.Decide(s, evs)
+			}
+			s.Step(evs)
+		}
+		conquered := false
+		for k := 0; k < 2; k++ {
+			if _, _, _, _, z, _, _ := s.MapZone(k); z.State != sim.ZoneOpen {
+				conquered = true
+			}
+		}
+		if ph, _ := s.Phase(); ph != sim.PhaseOver || !conquered {
+			t.Errorf("seed %d: phase %d at tick %d, a zone conquered %v: want the round ended by a conquest", seed, ph, s.Tick(), conquered)
+		}
+	}
+}

@@ -102,8 +102,8 @@ func (b *Bot) tactics(s *sim.State, me *sim.Cycle, pred, step, tick int64, out [
 	enough := min(st.room, b.p.room*3/4)
 
 	if t, ok := b.toZone(s, me); ok {
-		// Riding into the win zone wins the round: head for it when the way
-		// there is open.
+		// Riding into the win zone wins the round, and so does taking an
+		// enemy's fortress: head for it when the way there is open.
 		if t == 0 {
 			return out
 		}
@@ -182,12 +182,12 @@ func (b *Bot) cutOff(s *sim.State, me *sim.Cycle) (turn int8, dist int64, ok boo
 	return turn, dist, ok
 }
 
-// toZone says how to head for the open win zone: 0 to ride on (it lies
-// ahead), or the turn towards the side it lies on once it is more to that side
-// than ahead (so the cycle zigzags towards it, one turn per leg). ok is false
-// while no zone is open.
+// toZone says how to head for the zone to ride into (target): 0 to ride on
+// (it lies ahead), or the turn towards the side it lies on once it is more to
+// that side than ahead (so the cycle zigzags towards it, one turn per leg).
+// ok is false while there is none.
 func (b *Bot) toZone(s *sim.State, me *sim.Cycle) (turn int8, ok bool) {
-	x, y, r, open := s.Zone()
+	x, y, r, open := target(s, me)
 	if !open {
 		return 0, false
 	}
@@ -212,6 +212,31 @@ func (b *Bot) toZone(s *sim.State, me *sim.Cycle) (turn int8, ok bool) {
 	default:
 		return -1, true
 	}
+}
+
+// target is the zone worth riding into: the open win zone, else the nearest
+// of a map's win zones and its fortresses that an enemy team owns (taking
+// one wins the round, gWinZone.cpp).
+func target(s *sim.State, me *sim.Cycle) (x, y, r int64, ok bool) {
+	if x, y, r, ok = s.Zone(); ok {
+		return x, y, r, true
+	}
+	best := int64(-1)
+	for k := 0; ; k++ {
+		zx, zy, zr, effect, z, _, more := s.MapZone(k)
+		if !more {
+			break
+		}
+		if z.State != sim.ZoneOpen || zr <= 0 || effect == sim.ZoneDeath ||
+			effect == sim.ZoneFortress && (z.Owner < 0 || z.Owner == int8(me.Team)) {
+			continue
+		}
+		dx, dy := (zx-me.X)/sim.Meter, (zy-me.Y)/sim.Meter
+		if d := dx*dx + dy*dy; best < 0 || d < best {
+			best, x, y, r, ok = d, zx, zy, zr, true
+		}
+	}
+	return x, y, r, ok
 }
 
 // along returns how far `to` lies from `from` in the sense of heading dir on
