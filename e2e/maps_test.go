@@ -65,4 +65,19 @@ func TestBrowserMap(t *testing.T) {
 		}
 	}
 	shot(t, p, "map-sumo-4x4")
+	// Bots ride for the enemies' fortresses: a conquest shows (the minimap's
+	// arc and percentage, the zone's glow) before the round ends by one.
+	waitFor(t, "a fortress being conquered", 60*time.Second, func() bool {
+		js, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`JSON.stringify(window.webtron.scene())`))
+		if err != nil || js == "null" || json.Unmarshal([]byte(js), &scene) != nil {
+			return false
+		}
+		for _, z := range scene.Zones {
+			if z.Conquered > 0 && z.State == sim.ZoneOpen {
+				return true
+			}
+		}
+		return false
+	})
+	shot(t, p, "map-sumo-4x4-conquest")
 }

@@ -1,6 +1,6 @@
 // An Armagetron map's zones (gWinZone.cpp): win zones green, death zones
 // red, fortress zones in their team's colour, glowing brighter as they are
-// conquered and white while a conquered one collapses. The minimap draws
+// conquered and grey while a conquered one collapses. The minimap draws
 // them too, with each fortress's conquest as an arc (zoneCSS, drawZones).
 import { AdditiveBlending, CircleGeometry, CylinderGeometry, DoubleSide, Group, Mesh, MeshBasicMaterial, Scene } from "three";
 import type { Frame, MapZoneView } from "../core/frame";
@@ -20,14 +20,15 @@ export function zoneCSS(f: Frame, z: MapZoneView): string {
     case ZoneEffect.Death:
       return DEATH_CSS;
   }
-  if (z.state === ZoneState.Collapsing) return "#ffffff";
+  if (z.state === ZoneState.Collapsing) return "#8a8f96";
   if (z.owner < 0) return "#808080";
   return f.teamMax <= 1 ? colorCSS(z.owner) : teamCSS(z.owner);
 }
 
 /** drawZones draws the map's zones on a 2D map whose scale maps metres to
  * pixels (sx, sy, and r for a radius): each a circle in its colour, a
- * fortress's conquest as a thicker arc from the top, clockwise. */
+ * fortress's conquest as a thicker arc from the top, clockwise, and as a
+ * percentage above it. */
 export function drawZones(c: CanvasRenderingContext2D, f: Frame, sx: (x: number) => number, sy: (y: number) => number, r: (m: number) => number): void {
   for (const z of f.mapZones) {
     if (z.state === ZoneState.Gone || z.radius <= 0) continue;
@@ -44,6 +45,10 @@ export function drawZones(c: CanvasRenderingContext2D, f: Frame, sx: (x: number)
       c.beginPath();
       c.arc(x, y, rad, -Math.PI / 2, -Math.PI / 2 + Math.min(1, z.conquered) * Math.PI * 2);
       c.stroke();
+      c.fillStyle = col;
+      c.font = "bold 10px sans-serif";
+      c.textAlign = "center";
+      c.fillText(`${Math.min(100, Math.round(z.conquered * 100))}%`, x, Math.max(10, y - rad - 3));
     }
   }
 }
@@ -70,8 +75,9 @@ export class MapZones {
       const col = zoneCSS(f, z);
       g.wall.color.set(col);
       g.floor.color.set(col);
-      // A fortress glows brighter as it is conquered.
-      g.floor.opacity = 0.08 + 0.3 * Math.min(1, z.conquered);
+      // A fortress glows brighter as it is conquered (gently: zones on one
+      // spot add up, sumo's four of them).
+      g.floor.opacity = 0.03 + 0.1 * Math.min(1, z.conquered);
       g.group.position.set(z.x, 0, -z.y);
       g.group.scale.set(z.radius, 1, z.radius);
       g.group.rotation.y = this.spin * (1 + 4 * z.conquered * z.conquered);
@@ -87,8 +93,10 @@ export class MapZones {
     const mat = (opacity: number) => new MeshBasicMaterial({
       color: "#ffffff", transparent: true, opacity, blending: AdditiveBlending, depthWrite: false, side: DoubleSide,
     });
-    const wall = mat(0.3);
-    const floor = mat(0.1);
+    // Faint: a sumo map stacks a zone of each team on one spot, and a
+    // camera inside them sees their walls added up.
+    const wall = mat(0.1);
+    const floor = mat(0.05);
     const group = new Group();
     const w = new Mesh(new CylinderGeometry(1, 1, 4, 24, 1, true), wall);
     w.position.y = 2;
