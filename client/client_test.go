@@ -489,10 +489,10 @@ func TestTurnCarriesItsInstant(t *testing.T) {
 		tick  int64
 		arg   int32
 	}{
-		{true, 0, 72, 61},                    // 602 ms: 72 + 0.24 tick (61.4/256)
-		{true, time.Millisecond, 72, 31},     // the key went down at 601 ms
-		{true, 20 * time.Millisecond, 71, 0}, // at 582 ms, in tick 69: two ticks back at most, the start of 71
-		{false, 0, 73, 61},                   // a tick after the press
+		{true, 0, 72, 61},                     // 602 ms: 72 + 0.24 tick (61.4/256)
+		{true, time.Millisecond, 72, 31},      // the key went down at 601 ms
+		{true, 20 * time.Millisecond, 70, 61}, // at 582 ms, in tick 69: two ticks back at most, 585.3 ms
+		{false, 0, 73, 61},                    // a tick after the press
 		{false, 20 * time.Millisecond, 73, 61},
 	} {
 		tick, arg := press(c.mind, c.queue)

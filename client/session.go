@@ -26,7 +26,9 @@ type Options struct {
 	// latency before the press reached the session), a brake is backdated by
 	// half a tick plus that latency.
 	MindReader bool
-	// MaxBackdate bounds the backdating, in ticks (default 2).
+	// MaxBackdate bounds the backdating, in ticks (default 2): a turn's
+	// instant goes back at most that far, a brake lands no earlier than
+	// MaxBackdate-1 ticks before the present one.
 	MaxBackdate int64
 	// Confirmed keeps a second simulation that steps only through confirmed
 	// ticks (every input final), for a debugging view or a replay of what

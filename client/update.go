@@ -142,12 +142,13 @@ func (s *Session) reportHashes() {
 //
 // A turn carries the instant it was pressed within its tick (sim.SubTicks),
 // so that the cycle turns where it was then. With the mind reader that
-// instant is the moment the key went down, now - queueLatency, in the tick
-// that holds it: local input latency is zero. The tick starts up to a tick
-// before that moment, so the lead grows by a tick plus the queue latency for
-// the backdated event still to reach the server in time (netcode.md section
-// 4). Without it a press lands on the next tick, so a turn is made exactly a
-// tick after the core saw the key.
+// instant is the moment the key went down, now - queueLatency (at most
+// MaxBackdate ticks back), in the tick that holds it: local input latency is
+// zero. The tick starts up to a tick before that moment, so the lead grows
+// by a tick plus the queue latency for the backdated event still to reach
+// the server in time (netcode.md section 4). Without it a press lands on
+// the next tick, so a turn is made exactly a tick after the core saw the
+// key.
 //
 // Brakes act on whole ticks: without the mind reader one lands on the next
 // tick, so its latency spreads over (0, 1] tick; with it the press counts
@@ -168,12 +169,11 @@ func (s *Session) Press(now time.Duration, kind sim.EventKind, queueLatency time
 		want := s.dt + queueLatency
 		s.extra += (want - s.extra) / 8
 		if turn {
-			tick, arg = s.instant(at - queueLatency)
+			back := min(queueLatency, time.Duration(s.opt.MaxBackdate)*s.dt)
+			tick, arg = s.instant(at - back)
 		} else {
 			tick = int64((at-s.dt/2-queueLatency)/s.dt) + 1
-		}
-		if least := int64(at/s.dt) + 1 - s.opt.MaxBackdate; tick < least {
-			tick, arg = least, 0 // the earliest instant still allowed
+			tick = max(tick, int64(at/s.dt)+1-s.opt.MaxBackdate)
 		}
 	case turn:
 		tick, arg = s.instant(at + s.dt)
