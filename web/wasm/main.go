@@ -47,8 +47,8 @@ type core struct {
 	sess    *client.Session
 	enc     view.Encoder
 	out     [][]byte
-	notices []byte   // JSON objects, comma-separated, drained by notices()
-	spent   int64 // microseconds the last update took
+	notices []byte // JSON objects, comma-separated, drained by notices()
+	spent   int64  // microseconds the last update took
 	funcs   []js.Func
 	// Looked up once: a lookup by name decodes the name in JavaScript and
 	// makes a js.Value with a finalizer, every frame.
