@@ -94,7 +94,7 @@ func newMetrics(s *Server) *metrics {
 		rounds: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricRounds,
 			Help: "Rounds finished (and handed to the replay writer)."}),
 		replays: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricReplays,
-			Help: "Replay and desync files by outcome: written, failed, dropped (writer behind), pruned (old)."}, []string{"result"}),
+			Help: "Replay and desync files by outcome: written, failed, dropped (writer behind), pruned (old); in a cluster, stored (put into the cluster's replay store)."}, []string{"result"}),
 	}
 	m.conns = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricConnsOpened,
 		Help: "Connections opened, by transport (websocket, webtransport)."}, []string{"transport"})

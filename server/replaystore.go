@@ -46,21 +46,25 @@ const (
 // replayStore is the server's side of the cluster's replay store: the
 // uploader, the index of what the store holds, and its pruning.
 type replayStore struct {
-	s     *Server
-	rs    *cluster.Replays
-	spool string // Config.DataDir/replays, "" when the server writes none
-	kick  chan struct{}
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
-	idx   storeIndex
+	s      *Server
+	rs     *cluster.Replays
+	spool  string // Config.DataDir/replays, "" when the server writes none
+	kick   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	cancel context.CancelFunc // ends the watch and the uploader's requests
+	idx    storeIndex
+	// skipped are the files of the spool that are no replay, logged once
+	// (the uploader's goroutine only).
+	skipped map[string]bool
 }
 
 // newReplayStore makes a cluster node's replay store, before the writer
 // (which pokes it after each write) starts; startReplayStore opens it once
 // the node is in the cluster.
 func newReplayStore(s *Server) *replayStore {
-	st := &replayStore{s: s, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	st := &replayStore{s: s, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), skipped: map[string]bool{}}
 	st.idx.init()
 	if s.cfg.DataDir != "" {
 		st.spool = s.catalog.dir
@@ -78,10 +82,7 @@ func (s *Server) startReplayStore() {
 		func() float64 { return float64(st.rs.Forged.Load()) }))
 	s.metrics.replays.WithLabelValues("stored")
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		<-st.stop
-		cancel()
-	}()
+	st.cancel = cancel
 	go st.rs.Watch(ctx, st.idx.reset, func(sr cluster.StoredReplay, gone bool) {
 		st.idx.update(sr, gone)
 		if st.idx.over(time.Now(), s.cfg.ReplayKeep, s.cfg.ReplayMaxBytes) {
@@ -108,7 +109,7 @@ func (st *replayStore) run(ctx context.Context) {
 	defer close(st.done)
 	select {
 	case <-st.rs.Ready():
-	case <-ctx.Done():
+	case <-st.stop:
 		return
 	}
 	retry := time.NewTicker(storeRetry)
@@ -119,7 +120,12 @@ func (st *replayStore) run(ctx context.Context) {
 		st.upload(ctx)
 		st.prune(ctx, time.Now())
 		select {
-		case <-ctx.Done():
+		case <-st.stop:
+			// What the writer has just written: the rounds the shutdown
+			// closed.
+			fctx, cancel := context.WithTimeout(ctx, storeFinal)
+			st.upload(fctx)
+			cancel()
 			return
 		case <-st.kick:
 		case <-retry.C:
@@ -128,20 +134,13 @@ func (st *replayStore) run(ctx context.Context) {
 	}
 }
 
-// close stores what the writer has just written (the rounds a shutdown
-// closed), for storeFinal at most, and stops.
+// close has the uploader store what the writer has just written (the
+// rounds a shutdown closed), for storeFinal at most, and stops it and the
+// watch.
 func (st *replayStore) close() {
-	st.once.Do(func() {
-		select {
-		case <-st.rs.Ready():
-			ctx, cancel := context.WithTimeout(context.Background(), storeFinal)
-			st.upload(ctx)
-			cancel()
-		default:
-		}
-		close(st.stop)
-	})
+	st.once.Do(func() { close(st.stop) })
 	<-st.done
+	st.cancel()
 }
 
 // upload puts every round waiting in the spool into the store, deleting
@@ -173,8 +172,24 @@ func (st *replayStore) upload(ctx context.Context) {
 			if !ok || !f.Type().IsRegular() {
 				continue
 			}
-			err := st.store(ctx, root, rd.Name(), f.Name(), id)
+			var b []byte
+			fi, err := f.Info()
+			if err == nil && fi.Size() > replay.MaxFileSize {
+				err = fmt.Errorf("%w: larger than any replay", replay.ErrNotReplay) // not read again at every pass
+			} else if err == nil {
+				b, err = readReplay(root, rd.Name(), f.Name())
+			}
 			if err != nil {
+				// Gone meanwhile (pruned), or no replay (larger than
+				// any): not for the store; the writer's prune removes
+				// it in time.
+				if !errors.Is(err, fs.ErrNotExist) && !st.skipped[id] {
+					st.skipped[id] = true
+					st.s.log.Warn("server: a file in the replays directory is no replay; left out of the cluster's", "id", id, "err", err)
+				}
+				continue
+			}
+			if err := st.store(ctx, b, rd.Name(), f.Name(), id); err != nil {
 				if ctx.Err() == nil {
 					st.s.log.Warn("server: storing a replay in the cluster; trying again later", "id", id, "err", err)
 				}
@@ -186,19 +201,10 @@ func (st *replayStore) upload(ctx context.Context) {
 	}
 }
 
-// store puts one spooled file into the store, under its id or, when
-// another round has that id already (two nodes' rounds of one room in the
-// same millisecond), a later millisecond's.
-func (st *replayStore) store(ctx context.Context, root *os.Root, dir, file, id string) error {
-	b, err := readReplay(root, dir, file)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // pruned meanwhile
-		}
-		// Unreadable, or larger than any replay: keep it out of the
-		// store; the writer's prune removes it in time.
-		return fmt.Errorf("spooled file %s: %w", id, err)
-	}
+// store puts one spooled file's bytes b into the store, under its id or,
+// when another round has that id already (two nodes' rounds of one room in
+// the same millisecond), a later millisecond's.
+func (st *replayStore) store(ctx context.Context, b []byte, dir, file, id string) error {
 	ms, _ := strconv.ParseInt(id[:strings.IndexByte(id, '-')], 10, 64)
 	l := listed{id: id, dir: dir, file: file, ms: ms}
 	for range 10 {

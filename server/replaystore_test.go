@@ -282,3 +282,24 @@ func TestClusterReplayForged(t *testing.T) {
 		t.Errorf("%d forged objects counted, want 4 at least", n)
 	}
 }
+
+// TestClusterReplaySpoolSkipsBadFile: a file in the replays directory that
+// cannot be a replay (larger than any) stays there, and the rounds after it
+// are stored all the same.
+func TestClusterReplaySpoolSkipsBadFile(t *testing.T) {
+	url := natstest.Start(t)
+	s := clusterServer(t, url, func(c *Config) { c.DataDir = t.TempDir() })
+	storeReady(t, s)
+	bad := filepath.Join(s.cfg.DataDir, replaysDir, "lobby", "1000-1"+replay.Ext)
+	os.MkdirAll(filepath.Dir(bad), 0o755)
+	if err := os.WriteFile(bad, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(bad, replay.MaxFileSize+1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	finish(t, s, "lobby", 1)
+	if _, err := os.Stat(bad); err != nil {
+		t.Errorf("the bad file: %v", err)
+	}
+}
