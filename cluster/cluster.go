@@ -97,6 +97,10 @@ type Options struct {
 	// OnLost is called, on a goroutine of the node's, with the name of a
 	// room whose lease another node now holds: the room must stop here.
 	OnLost func(room string)
+	// OnTake is called, on a goroutine of the node's, with the name of a
+	// room another node handed to this one (handover.go): the room must
+	// start here, from its history; the error goes back to the asker.
+	OnTake func(room string) error
 	// Status returns what the heartbeat tells the others about this node;
 	// Name, Incarnation and URL are filled in by the node.
 	Status func() NodeInfo
@@ -252,6 +256,9 @@ func Start(o Options) (*Node, error) {
 	}
 	if err = n.reg.subscribe(n); err == nil {
 		err = n.answerProbes()
+	}
+	if err == nil {
+		err = n.answerTakes()
 	}
 	if err != nil {
 		n.nc.Close()

@@ -393,41 +393,30 @@ func (c *clusterRun) drainOne(ctx context.Context) {
 		t.Fatalf("no player in %s's rooms to drain", d.name)
 	}
 	t.Logf("SIGTERM %s (%d players in its rooms)", d.name, len(mine))
-	welcomed := map[*tplayer]int{}
-	for _, p := range mine {
-		welcomed[p] = len(p.Welcomes())
-	}
+	kept := c.keep(mine)
 	start := time.Now()
 	d.stop(20 * time.Second)
 	t.Logf("%s drained and exited in %v", d.name, time.Since(start).Round(10*time.Millisecond))
-	// Each player is told to rejoin, and does (headless.Options.Rejoin),
-	// on another node.
+	// Each room goes on elsewhere, live: its players, told it moved, are
+	// back in their seats of the same round (headless.Options.Rejoin).
+	c.backInSeat(mine, start, kept)
+	c.logStalls(mine, start)
 	back := mine
-	waitFor(t, 20*time.Second, "drained rooms' players back", func() error {
-		for _, p := range mine {
-			if err := p.Err(); err != nil {
-				return fmt.Errorf("%s in %s: %v", p.Name(), p.room, err)
-			}
-			if len(p.Welcomes()) <= welcomed[p] {
-				return fmt.Errorf("%s in %s not back", p.Name(), p.room)
-			}
-		}
-		return nil
-	})
 	survivor := -1
 	for i, n := range c.nodes {
 		if n.running() {
 			survivor = i
 		}
 	}
-	// The rounds the drain closed are in the cluster's replay store, which
-	// every node lists (docs/replays.md), not on the drained node's disk.
 	drained := map[string]bool{}
 	for _, p := range mine {
 		drained[p.room] = true
 	}
 	var replays []server.ReplayInfo
-	waitFor(t, 5*time.Second, "the drained rooms' rounds listed by another node", func() error {
+	// Their rounds, carried on elsewhere, are written there when they end,
+	// in the cluster's replay store, which every node lists
+	// (docs/replays.md).
+	waitFor(t, 90*time.Second, "the drained rooms' rounds listed by another node", func() error {
 		var all []server.ReplayInfo
 		if err := getJSON(c.nodes[survivor].url()+"/api/replays?limit=500", &all); err != nil {
 			return err
@@ -617,6 +606,7 @@ func (c *clusterRun) checkUnharmed(ps []*tplayer, before map[*tplayer]progress, 
 // round, what became of each cycle, the walls, and the events.
 type kept struct {
 	round  int64
+	match  int64
 	tick   int64
 	cycles [sim.MaxPlayers]sim.Cycle
 	walls  int
@@ -629,7 +619,7 @@ func (c *clusterRun) keep(ps []*tplayer) map[*tplayer]kept {
 		p.Inspect(func(s *client.Session) {
 			st := s.ConfirmedState()
 			k := kept{tick: st.Tick(), walls: st.WallCount()}
-			k.round, _ = st.Round()
+			k.round, k.match = st.Round()
 			for i := range k.cycles {
 				k.cycles[i] = st.Cycle(i)
 			}
@@ -650,7 +640,7 @@ func (c *clusterRun) keep(ps []*tplayer) map[*tplayer]kept {
 // backInSeat waits until every player the kill cut off has come back by
 // itself (headless.Options.Rejoin: through any node, with its token) into
 // its own seat of the same round, its cycle, walls and score kept, and
-// logs how long after the kill each was welcomed back.
+// logs how long after the kill (or the drain) each was welcomed back.
 func (c *clusterRun) backInSeat(cut []*tplayer, killed time.Time, kept map[*tplayer]kept) {
 	t := c.t
 	t.Helper()
@@ -676,11 +666,11 @@ func (c *clusterRun) backInSeat(cut []*tplayer, killed time.Time, kept map[*tpla
 		if slot != p.slot {
 			t.Fatalf("%s back in %s in seat %d, had %d", p.Name(), p.room, slot, p.slot)
 		}
-		round, _ := st.Round()
-		if round < k.round {
-			t.Fatalf("%s back in %s in round %d, was in round %d: the round was lost", p.Name(), p.room, round, k.round)
+		round, match := st.Round()
+		if match < k.match || match == k.match && round < k.round {
+			t.Fatalf("%s back in %s in round %d of match %d, was in round %d of %d: the round was lost", p.Name(), p.room, round, match, k.round, k.match)
 		}
-		if round > k.round {
+		if match > k.match || round > k.round {
 			continue // it ended meanwhile: nothing more of it to compare
 		}
 		if st.WallCount() < k.walls {
@@ -688,13 +678,15 @@ func (c *clusterRun) backInSeat(cut []*tplayer, killed time.Time, kept map[*tpla
 		}
 		for i, was := range k.cycles {
 			now := st.Cycle(i)
-			if was.Present && (now.Odo < was.Odo || was.InRound && !was.Alive && (now.Alive || now.Score != was.Score)) {
-				t.Fatalf("%s in %s: cycle %d before the kill %+v, after %+v", p.Name(), p.room, i, was, now)
+			// A cycle rides on, and one dead stays dead (it may still score:
+			// a crash into its wall is credited to it).
+			if was.Present && (now.Odo < was.Odo || was.InRound && !was.Alive && (now.Alive || now.Score < was.Score || now.Deaths != was.Deaths)) {
+				t.Fatalf("%s in %s: cycle %d before %+v, after %+v", p.Name(), p.room, i, was, now)
 			}
 		}
 	}
 	slices.Sort(took)
-	t.Logf("%d cut-off players back in their seats after the kill: p50 %v, p95 %v, max %v", len(took),
+	t.Logf("%d cut-off players back in their seats: p50 %v, p95 %v, max %v after", len(took),
 		took[len(took)/2].Round(time.Millisecond), took[(len(took)*95+99)/100-1].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
 	for _, p := range cut {
 		for _, st := range append(p.EndedStats(), c.stats(p)) {
@@ -703,6 +695,27 @@ func (c *clusterRun) backInSeat(cut []*tplayer, killed time.Time, kept map[*tpla
 			}
 		}
 	}
+}
+
+// logStalls logs, for players whose connection a handover ended after
+// since, how long each was without one (headless.Player.Stalls), and
+// returns them sorted.
+func (c *clusterRun) logStalls(ps []*tplayer, since time.Time) []time.Duration {
+	var stalls []time.Duration
+	for _, p := range ps {
+		ws := p.Welcomes()
+		if len(ws) == 0 || ws[len(ws)-1].Before(since) {
+			continue
+		}
+		st := p.Stalls()
+		stalls = append(stalls, st[len(st)-1])
+	}
+	slices.Sort(stalls)
+	if n := len(stalls); n > 0 {
+		c.t.Logf("%d players' stalls: p50 %v, p95 %v, max %v", n, stalls[n/2].Round(time.Millisecond),
+			stalls[(n*95+99)/100-1].Round(time.Millisecond), stalls[n-1].Round(time.Millisecond))
+	}
+	return stalls
 }
 
 func (c *clusterRun) stats(p *tplayer) client.Stats {

@@ -349,6 +349,7 @@ type Metrics struct {
 	HistoryLost    atomic.Uint64 // rooms given up: another node continued their history
 	HistoryForged  atomic.Uint64 // messages in rooms' histories not signed with the cluster's secret, or out of their chain
 	Probed         atomic.Uint64 // nodes taken for dead by a probe before DeadAfter (probe.go)
+	Handed         atomic.Uint64 // leases handed to another node live (handover.go)
 }
 
 // Metrics returns the node's counters.

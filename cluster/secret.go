@@ -51,6 +51,7 @@ type keys struct {
 	routePass string
 	beat      []byte // heartbeat HMAC key
 	history   []byte // rooms' history HMAC key (history.go)
+	admin     string // the operator endpoints' bearer token (handover.go)
 	replay    []byte // stored replays' HMAC key (replays.go)
 	ca        ed25519.PrivateKey
 }
@@ -67,6 +68,7 @@ func deriveKeys(secret []byte) keys {
 		routePass: hex.EncodeToString(derive(secret, "webtron route password")),
 		beat:      derive(secret, "webtron heartbeat"),
 		history:   derive(secret, "webtron history"),
+		admin:     AdminToken(secret),
 		replay:    derive(secret, "webtron replay"),
 		ca:        ed25519.NewKeyFromSeed(derive(secret, "webtron route CA")),
 	}

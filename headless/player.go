@@ -76,8 +76,9 @@ type Player struct {
 	ended    []client.Stats
 	started  bool
 	welcomes []time.Time
-	via      int    // the reader's: the index in Rejoin of the last URL tried
-	url      string // the current session's URL
+	drops    []time.Time // when each session ended
+	via      int         // the reader's: the index in Rejoin of the last URL tried
+	url      string      // the current session's URL
 }
 
 // ErrDropped wraps the reason a server closed a connection.
@@ -123,6 +124,9 @@ func (p *Player) readLoop() {
 	defer close(p.done)
 	for {
 		err := p.readSession()
+		p.mu.Lock()
+		p.drops = append(p.drops, time.Now())
+		p.mu.Unlock()
 		if !p.rejoinable(err) || !p.rejoin(err) {
 			p.fail(err)
 			return
@@ -290,6 +294,24 @@ func (p *Player) URL() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.url
+}
+
+// Stalls returns, for each session that ended and was followed by
+// another (Options.Rejoin), how long the player was without one: from the
+// end to the next Welcome.
+func (p *Player) Stalls() []time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []time.Duration
+	for _, d := range p.drops {
+		for _, w := range p.welcomes {
+			if w.After(d) {
+				out = append(out, w.Sub(d))
+				break
+			}
+		}
+	}
+	return out
 }
 
 // EndedStats returns the statistics of the sessions before the current one

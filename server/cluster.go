@@ -41,6 +41,7 @@ type clusterNode struct {
 	orphanSince map[string]time.Time
 	taking      inFlight
 	takers      sync.WaitGroup
+	handed      atomic.Uint64 // rooms handed to other nodes live (handover.go)
 }
 
 // The reasons a cluster closes a connection. Each uses a code the page takes
@@ -68,6 +69,7 @@ func (s *Server) startCluster() error {
 	o := *s.cfg.Cluster
 	o.Logger = s.log
 	o.OnLost = func(name string) { s.evict(name, reasonMoved) }
+	o.OnTake = g.take
 	o.Status = g.status
 	node, err := cluster.Start(o)
 	if err != nil {
@@ -76,6 +78,7 @@ func (s *Server) startCluster() error {
 	g.node = node
 	s.cl = g
 	s.mux.HandleFunc("GET /api/nodes", g.serveNodes)
+	s.mux.HandleFunc("POST /api/rooms/move", g.serveMove)
 	g.registerMetrics(s.metrics.reg)
 	go g.reconcileLoop()
 	s.log.Info("cluster: node started", "node", node.Name(), "url", node.URL())
@@ -316,6 +319,15 @@ func (s *Server) Drain(ctx context.Context) {
 		}
 		late := ctx.Err() != nil
 		for _, h := range hosts {
+			// A room whose history is replicated goes on elsewhere now.
+			if h.hist != nil && !h.private {
+				if moved, err := g.handOver(h.name, nil); moved {
+					if err != nil {
+						s.log.Warn("cluster: handing a room over", "room", h.name, "err", err)
+					}
+					continue
+				}
+			}
 			if late || !h.playing() {
 				s.evict(h.name, reasonDrain)
 				rctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -420,6 +432,7 @@ const (
 	MetricHeartbeatBytes = "webtron_cluster_heartbeat_bytes_total"
 	MetricForged         = "webtron_cluster_heartbeats_forged_total"
 	MetricRoomsResumed   = "webtron_rooms_resumed_total"
+	MetricRoomsHanded    = "webtron_rooms_handed_over_total"
 )
 
 func (g *clusterNode) registerMetrics(reg *prometheus.Registry) {
@@ -440,5 +453,6 @@ func (g *clusterNode) registerMetrics(reg *prometheus.Registry) {
 	counter(MetricLeaseTakeovers, "Leases taken from dead nodes.", func() float64 { return float64(m.Takeovers.Load()) })
 	counter(MetricHeartbeatBytes, "Heartbeat payload bytes sent.", func() float64 { return float64(m.HeartbeatBytes.Load()) })
 	counter(MetricForged, "Heartbeats dropped: not signed with the cluster secret.", func() float64 { return float64(m.Forged.Load()) })
+	counter(MetricRoomsHanded, "Rooms handed to another node live (a drain, or an operator's move).", func() float64 { return float64(g.handed.Load()) })
 	counter(MetricRoomsResumed, "Rooms carried on here from their replicated history (a dead node's, issue 26).", func() float64 { return float64(g.resumed.Load()) })
 }

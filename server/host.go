@@ -523,7 +523,9 @@ func (h *roomHost) shutdown() {
 	for _, c := range h.conns {
 		c.close(reasonShutdown)
 	}
-	h.room.Close()
+	if !h.moved { // a room that moved writes its round where it ends
+		h.room.Close()
+	}
 }
 
 func (h *roomHost) onRound(rec history.RoundRecord, names []string) {

@@ -130,7 +130,7 @@ func summaryCount(t *testing.T, s *testServer, name string) uint64 {
 
 // TestClusterWriteAhead: with Config.WriteAhead a room sends nothing (no
 // broadcast, no heartbeat) that follows a record of its history not yet
-// stored by the cluster; when the stream cannot store (here: deleted), the
+// stored by the cluster; when the stream cannot store (here: sealed), the
 // room's output waits, then goes out maxHeld late rather than never.
 // Broadcast first (the default) keeps sending meanwhile.
 func TestClusterWriteAhead(t *testing.T) {
@@ -158,7 +158,13 @@ func TestClusterWriteAhead(t *testing.T) {
 			t.Fatal(err)
 		}
 		js, _ := jetstream.New(nc)
-		if err := js.DeleteStream(context.Background(), cluster.HistoryStream); err != nil {
+		st, err := js.Stream(context.Background(), cluster.HistoryStream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := st.CachedInfo().Config
+		cfg.Sealed = true // it takes no more writes
+		if _, err := js.UpdateStream(context.Background(), cfg); err != nil {
 			t.Fatal(err)
 		}
 		nc.Close()

@@ -1,0 +1,85 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"webtron/client"
+	"webtron/cluster"
+	"webtron/headless"
+	"webtron/internal/natstest"
+)
+
+// TestClusterMoveRoom: an operator moves a room to another node by hand,
+// live (POST /api/rooms/move with the admin token derived from the cluster
+// secret; none, or another, is refused): the room stops on its node and
+// goes on on the other one, in the same round, and its player, told it
+// moved, is back in its seat there with its token.
+func TestClusterMoveRoom(t *testing.T) {
+	url := natstest.Start(t)
+	a := clusterServer(t, url, func(c *Config) { c.Bots = 3 })
+	// b starts once the room is a's (a join places a room on the node with
+	// the most room).
+	p := player(t, a.url, headless.Options{Name: "ann", Room: "m"})
+	drive(t, p)
+	if !a.hasRoom("m") {
+		t.Fatal("room m is not a's")
+	}
+	b := clusterServer(t, url, func(c *Config) { c.Bots = 3; c.Cluster.Name = "b" })
+	var seat int
+	var round, match int64
+	eventually(t, 5*time.Second, "ann riding", func() bool {
+		p.Inspect(func(s *client.Session) {
+			seat = s.You()
+			round, match = s.State().Round()
+		})
+		return round > 0
+	})
+	eventually(t, 5*time.Second, "a hears b", func() bool { _, ok := a.cl.node.Node("b"); return ok })
+	move := func(token string) int {
+		req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, a.ts.URL+"/api/rooms/move?room=m&to=b", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := a.ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tok := range []string{"", cluster.AdminToken([]byte("another secret, long enough to be one"))} {
+		if code := move(tok); code != http.StatusUnauthorized {
+			t.Fatalf("a move with token %q: status %d, want 401", tok, code)
+		}
+	}
+	if !a.hasRoom("m") {
+		t.Fatal("a refused move moved the room")
+	}
+	if code := move(cluster.AdminToken(clusterSecret)); code != http.StatusOK {
+		t.Fatalf("the operator's move: status %d", code)
+	}
+	if a.hasRoom("m") || !b.hasRoom("m") {
+		t.Fatalf("after the move: on a %v, on b %v", a.hasRoom("m"), b.hasRoom("m"))
+	}
+	eventually(t, 5*time.Second, "ann told", func() bool { return p.Err() != nil })
+	if err := p.Err(); !strings.Contains(err.Error(), "moved") {
+		t.Fatalf("ann told %v, want the room moved", err)
+	}
+	var token []byte
+	p.Inspect(func(s *client.Session) { token = s.Token() })
+	q := player(t, b.url, headless.Options{Name: "ann", Room: "m", Token: token})
+	drive(t, q)
+	q.Inspect(func(s *client.Session) {
+		r, m := s.State().Round()
+		if s.You() != seat || m != match || r < round {
+			t.Fatalf("ann back in seat %d, round %d of match %d; was seat %d, round %d of %d", s.You(), r, m, seat, round, match)
+		}
+	})
+	if o, held, err := b.cl.node.Lookup(t.Context(), "m"); err != nil || !held || o.Node != "b" {
+		t.Fatalf("lease after the move: %+v held %v err %v", o, held, err)
+	}
+}
