@@ -303,3 +303,34 @@ func TestClusterReplaySpoolSkipsBadFile(t *testing.T) {
 		t.Errorf("the bad file: %v", err)
 	}
 }
+
+// TestClusterReplayNameTaken: a round whose id another stored round has
+// already (two nodes' rounds of one room in one millisecond) is stored
+// under the next millisecond's, and neither replaces the other.
+func TestClusterReplayNameTaken(t *testing.T) {
+	url := natstest.Start(t)
+	s := clusterServer(t, url, func(c *Config) { c.DataDir = t.TempDir() })
+	storeReady(t, s)
+	t0 := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+	first := recordedFile(t, "lobby", t0)
+	first.Names = []string{"first", "first", "first"}
+	b, _ := replay.Marshal(first)
+	id := fmt.Sprintf("%d-1-lobby", t0.UnixMilli())
+	sum, _ := json.Marshal(ReplayInfo{ID: id, Room: "lobby", Round: 1})
+	if err := s.store.rs.Put(t.Context(), id, b, sum); err != nil {
+		t.Fatal(err)
+	}
+	if got := writeReplay(t, s.cfg.DataDir, recordedFile(t, "lobby", t0), false); got != id {
+		t.Fatalf("spooled as %s, want %s", got, id)
+	}
+	s.store.poke()
+	next := fmt.Sprintf("%d-1-lobby", t0.UnixMilli()+1)
+	eventually(t, 10*time.Second, "both stored", func() bool { return s.store.idx.has(id) && s.store.idx.has(next) })
+	for want, name := range map[string]string{id: "first", next: recordedFile(t, "lobby", t0).Names[0]} {
+		code, got := get(t, s.http()+"/api/replays/"+want)
+		f, err := replay.Unmarshal(got)
+		if code != 200 || err != nil || f.Names[0] != name {
+			t.Errorf("%s: status %d, %v", want, code, err)
+		}
+	}
+}
