@@ -158,7 +158,7 @@ func (s *State) checkCore() error {
 	}
 	for k := 0; k < s.zoneCount(); k++ {
 		if z := &c.Zones[k]; z.State > ZoneGone || z.Owner < -1 || z.Owner >= MaxPlayers || z.First < -1 || z.First >= MaxPlayers ||
-			z.Conquered < 0 || z.Conquered > 2*Unit*s.cfg.TickRate || z.R0 < 0 || z.R0 > maxMapCoord || z.Growth < -maxMapCoord || z.Growth > maxMapCoord {
+			z.Conquered < 0 || z.Conquered > 2*Unit*s.cfg.TickRate || z.R0 < 0 {
 			return corrupt("impossible zone " + itoa(int64(k)))
 		}
 	}

@@ -170,3 +170,37 @@ func TestZonesEncoded(t *testing.T) {
 		t.Fatalf("decoded state played differently: winner %d", d.Winner())
 	}
 }
+
+// FuzzUnmarshalMap decodes damaged encodings of a state on a fortress map:
+// never a panic, and a state it accepts steps without one.
+func FuzzUnmarshalMap(f *testing.F) {
+	s := playing(f, crawling(fortressMap()), 2)
+	place(s, 0, 250, 420, 0, Meter)
+	steps(s, 50)
+	f.Add(s.AppendBinary(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := UnmarshalState(b)
+		if err != nil {
+			return
+		}
+		for i := 0; i < 20; i++ {
+			d.Step(nil)
+		}
+		d.Hash()
+	})
+}
+
+// TestBigZoneEncoded: a zone far larger than its arena (here 400 km across
+// in a 500 m arena) is a possible state, and a snapshot of it decodes.
+func TestBigZoneEncoded(t *testing.T) {
+	u := int64(Unit)
+	m := &Map{Axes: 4, Spawns: []MapSpawn{{X: 10 * u, Y: 10 * u, Dir: 1}, {X: 40 * u, Y: 40 * u, Dir: 3}},
+		Walls: []MapWall{{0, 0, 0, 50 * u}, {0, 50 * u, 50 * u, 50 * u}, {50 * u, 50 * u, 50 * u, 0}, {50 * u, 0, 0, 0}},
+		Zones: []MapZone{{Effect: ZoneFortress, X: 25 * u, Y: 25 * u, Radius: 20000 * u}}}
+	cfg := crawling(m)
+	cfg.ArenaSize = 5000 * Meter // a map unit of 10 m
+	s := playing(t, cfg, 2)
+	if _, err := UnmarshalState(s.AppendBinary(nil)); err != nil {
+		t.Fatal(err)
+	}
+}
