@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"path/filepath"
 	"sort"
@@ -207,9 +208,10 @@ func parseSkills(list string, n int) ([]int, error) {
 
 // scriptLine is one line of an --events file.
 type scriptLine struct {
-	Tick   *int64  `json:"tick"`
-	Player *int    `json:"player"`
-	Kind   *string `json:"kind"`
+	Tick   *int64       `json:"tick"`
+	Player *int         `json:"player"`
+	Kind   *string      `json:"kind"`
+	At     *json.Number `json:"at"` // a turn's instant within its tick, 0 <= at < 1
 }
 
 // readEvents reads an --events file into events by tick. Each player's
@@ -248,8 +250,21 @@ func readEvents(path string, players int) (map[int64][]sim.Event, error) {
 		if !ok {
 			return nil, fmt.Errorf("--events %s:%d: kind %q is not left, right, brake_on or brake_off", path, line, *l.Kind)
 		}
+		tick, arg := *l.Tick, int32(0)
+		if l.At != nil {
+			at, ok := new(big.Rat).SetString(l.At.String())
+			switch {
+			case kind != sim.EvTurnLeft && kind != sim.EvTurnRight:
+				return nil, fmt.Errorf("--events %s:%d: at is for turns, not %s", path, line, *l.Kind)
+			case !ok || at.Sign() < 0 || at.Cmp(big.NewRat(1, 1)) >= 0 || at.Denom().Cmp(big.NewInt(1e12)) > 0:
+				return nil, fmt.Errorf("--events %s:%d: at %s is not an instant within the tick (0 <= at < 1, to 12 decimals at most)", path, line, l.At)
+			}
+			var carry int64
+			arg, carry = sim.TurnArg(at.Num().Int64(), at.Denom().Int64())
+			tick += carry
+		}
 		seq[*l.Player]++
-		out[*l.Tick] = append(out[*l.Tick], sim.Event{Kind: kind, Player: uint8(*l.Player), Seq: seq[*l.Player]})
+		out[tick] = append(out[tick], sim.Event{Kind: kind, Player: uint8(*l.Player), Seq: seq[*l.Player], Arg: arg})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("--events %s: %w", path, err)
@@ -266,6 +281,7 @@ type recorder struct {
 
 type turnOut struct {
 	Tick int64   `json:"tick"`
+	At   float64 `json:"at"` // the instant within the tick, as a fraction of it (to 1/SubTicks)
 	X    float64 `json:"x"`
 	Y    float64 `json:"y"`
 }
@@ -284,7 +300,8 @@ func (r *recorder) observe(s *sim.State, t int64) {
 	for p := range r.turns {
 		c := s.Cycle(p)
 		if lt := c.LastTurn(); lt == t && lt != r.last[p] && c.InRound {
-			r.turns[p] = append(r.turns[p], turnOut{Tick: t, X: metres(c.TurnX), Y: metres(c.TurnY)})
+			at := max(c.LastLeft, c.LastRight) - t*sim.SubTicks
+			r.turns[p] = append(r.turns[p], turnOut{Tick: t, At: float64(at) / sim.SubTicks, X: metres(c.TurnX), Y: metres(c.TurnY)})
 			r.last[p] = lt
 		}
 	}

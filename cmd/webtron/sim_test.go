@@ -84,6 +84,9 @@ func TestScenarioRunnerErrors(t *testing.T) {
 		{`{"tick": 1, "kind": "left"}`, "e.jsonl:1: want"},
 		{`{"tick": -1, "player": 0, "kind": "left"}`, "negative"},
 		{`not json`, "e.jsonl:1:"},
+		{`{"tick": 1, "player": 0, "kind": "brake_on", "at": 0.5}`, "e.jsonl:1: at is for turns"},
+		{`{"tick": 1, "player": 0, "kind": "left", "at": 1}`, "e.jsonl:1: at 1 is not an instant within the tick"},
+		{`{"tick": 1, "player": 0, "kind": "left", "at": -0.25}`, "not an instant"},
 	} {
 		events := filepath.Join(dir, "e.jsonl")
 		os.WriteFile(events, []byte(c.file), 0o644)
@@ -155,5 +158,45 @@ func TestScenarioOnMap(t *testing.T) {
 	}
 	if res.Winner != 0 || !res.Players[0].Alive || !res.Players[1].Alive {
 		t.Fatalf("winner %d, players %+v; want player 0 to win by conquest, both alive", res.Winner, res.Players)
+	}
+}
+
+// TestScenarioTurnInstant: a scripted turn's "at" is the instant within its
+// tick it is pressed at; the corner lies where the cycle was then (half a
+// tick's travel on at 0.5), and the outcome's turns say the instant; an
+// instant that rounds to the next tick's start turns there.
+func TestScenarioTurnInstant(t *testing.T) {
+	dir := t.TempDir()
+	corner := func(at string) (float64, float64, int64) {
+		t.Helper()
+		events := filepath.Join(dir, "e.jsonl")
+		os.WriteFile(events, []byte(`{"tick": 600, "player": 0, "kind": "left"`+at+`}`), 0o644)
+		var out bytes.Buffer
+		if err := simTo(&out, []string{"--events", events, "--players", "2", "--bots", "0", "--json", "--ticks", "700"}); err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Players []struct {
+				Speed float64
+				Turns []struct {
+					Tick  int64
+					At, Y float64
+				}
+			}
+		}
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil || len(r.Players[0].Turns) != 1 {
+			t.Fatalf("%s: %v %s", at, err, out.String())
+		}
+		tr := r.Players[0].Turns[0]
+		return tr.Y, tr.At, tr.Tick
+	}
+	y0, _, _ := corner("")
+	y, at, tick := corner(`, "at": 0.5`)
+	// Player 0 rides north at about 30 m/s: 0.125 m in half a tick.
+	if at != 0.5 || tick != 600 || y-y0 < 0.12 || y-y0 > 0.13 {
+		t.Errorf("at 0.5: turn at %d + %v, corner %.6f m, %.6f m past the one at 0: want 600 + 0.5, about 0.125 m", tick, at, y, y-y0)
+	}
+	if _, at, tick := corner(`, "at": 0.999`); tick != 601 || at != 0 {
+		t.Errorf("at 0.999: turn at %d + %v, want 601 + 0", tick, at)
 	}
 }
