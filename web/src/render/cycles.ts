@@ -1,9 +1,11 @@
-// Cycles: one small model per player slot, made once, moved every frame (a
-// dying cycle's blast is drawn by explosions.ts, from the simulation's).
+// Cycles: one small model per player slot, an instance of one model made
+// once, moved every frame (a dying cycle's blast is drawn by explosions.ts,
+// from the simulation's).
 import {
-  AdditiveBlending, BoxGeometry, type BufferGeometry, CircleGeometry, CylinderGeometry, Group,
-  type Material, Mesh, MeshBasicMaterial, MeshLambertMaterial, Scene, TorusGeometry,
+  AdditiveBlending, BoxGeometry, type BufferGeometry, CircleGeometry, CylinderGeometry, InstancedMesh,
+  Matrix4, MeshBasicMaterial, MeshLambertMaterial, Quaternion, Scene, TorusGeometry, Vector3,
 } from "three";
+import { mergeGeometries } from "three/addons/utils/BufferGeometryUtils.js";
 import type { CycleView } from "../core/frame";
 import { MAX_PLAYERS } from "../core/layout";
 import { color } from "./colors";
@@ -21,86 +23,96 @@ export function approachAngle(a: number, b: number, k: number): number {
   return a + d * k;
 }
 
-interface CycleObj {
-  group: Group;
-  yaw: number;
-  wasAlive: boolean;
-  /** Materials in the player's colour (a team round recolours them). */
-  tinted: MeshBasicMaterial[];
-}
-
+/** Every cycle's model: three instanced meshes (the dark hull, the glowing
+ * spine and wheels in the player's colour, the disc of light under it), one
+ * instance per player slot, so that 32 cycles are three draw calls, not a
+ * mesh per part and cycle (nine each: 288 calls, the main thread's largest
+ * cost with 32 cycles). A slot not drawn has a matrix of scale 0. */
 export class Cycles {
-  private readonly objs: CycleObj[] = [];
+  private readonly yaws = new Float64Array(MAX_PLAYERS);
+  private readonly wasAlive: boolean[] = new Array<boolean>(MAX_PLAYERS).fill(false);
+  private readonly dark: InstancedMesh;
+  private readonly glow: InstancedMesh;
+  private readonly disc: InstancedMesh;
   private colors = -1;
+  private readonly m = new Matrix4();
+  private readonly q = new Quaternion();
+  private readonly at = new Vector3();
+  private readonly one = new Vector3(1, 1, 1);
+  private static readonly up = new Vector3(0, 1, 0);
+  private static readonly none = new Matrix4().makeScale(0, 0, 0);
 
   constructor(scene: Scene) {
     // A low-poly lightcycle, about 3 m long: dark hull, two glowing wheels
     // (tori in the xy plane roll along +x, the model's forward), a glowing
     // spine and a faint disc of light on the floor.
-    const hull = new BoxGeometry(2.6, 0.55, 0.5);
-    const nose = new BoxGeometry(0.9, 0.35, 0.46);
-    const seat = new BoxGeometry(1.0, 0.3, 0.42);
-    const wheel = new TorusGeometry(0.62, 0.13, 8, 24);
-    const hub = new CylinderGeometry(0.5, 0.5, 0.3, 16);
-    const spine = new BoxGeometry(2.7, 0.07, 0.54);
-    const disc = new CircleGeometry(2.4, 32);
-    const dark = new MeshLambertMaterial({ color: 0x10141f });
-    for (let i = 0; i < MAX_PLAYERS; i++) {
-      const c = color(i);
-      const glow = new MeshBasicMaterial({ color: c });
-      const g = new Group();
-      const add = (geo: BufferGeometry, mat: Material, x: number, y: number, rx = 0): void => {
-        const m = new Mesh(geo, mat);
-        m.position.set(x, y, 0);
-        m.rotation.x = rx;
-        g.add(m);
-      };
-      add(hull, dark, 0, 0.75);
-      add(nose, dark, 1.35, 0.62);
-      add(seat, dark, -0.35, 1.1);
-      add(spine, glow, 0, 0.95);
-      add(wheel, glow, 1.05, 0.62);
-      add(wheel, glow, -1.05, 0.62);
-      add(hub, dark, 1.05, 0.62, Math.PI / 2);
-      add(hub, dark, -1.05, 0.62, Math.PI / 2);
-      const discMat = new MeshBasicMaterial({
-        color: c, transparent: true, opacity: 0.22, blending: AdditiveBlending, depthWrite: false,
-      });
-      const d = new Mesh(disc, discMat);
-      d.rotation.x = -Math.PI / 2;
-      d.position.y = 0.03;
-      g.add(d);
-      g.visible = false;
-      scene.add(g);
-      this.objs.push({ group: g, yaw: 0, wasAlive: false, tinted: [glow, discMat] });
+    const part = (g: BufferGeometry, x: number, y: number, rx = 0): BufferGeometry => {
+      g.deleteAttribute("uv");
+      return g.rotateX(rx).translate(x, y, 0);
+    };
+    const dark = mergeGeometries([
+      part(new BoxGeometry(2.6, 0.55, 0.5), 0, 0.75),
+      part(new BoxGeometry(0.9, 0.35, 0.46), 1.35, 0.62),
+      part(new BoxGeometry(1.0, 0.3, 0.42), -0.35, 1.1),
+      part(new CylinderGeometry(0.5, 0.5, 0.3, 16), 1.05, 0.62, Math.PI / 2),
+      part(new CylinderGeometry(0.5, 0.5, 0.3, 16), -1.05, 0.62, Math.PI / 2),
+    ]);
+    const glow = mergeGeometries([
+      part(new BoxGeometry(2.7, 0.07, 0.54), 0, 0.95),
+      part(new TorusGeometry(0.62, 0.13, 8, 24), 1.05, 0.62),
+      part(new TorusGeometry(0.62, 0.13, 8, 24), -1.05, 0.62),
+    ]);
+    const disc = new CircleGeometry(2.4, 32).rotateX(-Math.PI / 2).translate(0, 0.03, 0);
+    this.dark = new InstancedMesh(dark, new MeshLambertMaterial({ color: 0x10141f }), MAX_PLAYERS);
+    this.glow = new InstancedMesh(glow, new MeshBasicMaterial({ color: 0xffffff }), MAX_PLAYERS);
+    this.disc = new InstancedMesh(disc, new MeshBasicMaterial({
+      color: 0xffffff, transparent: true, opacity: 0.22, blending: AdditiveBlending, depthWrite: false,
+    }), MAX_PLAYERS);
+    for (const im of [this.dark, this.glow, this.disc]) {
+      // The instances span the arena: culling by the model's own bounds would hide them.
+      im.frustumCulled = false;
+      im.instanceMatrix.setUsage(35048); // DYNAMIC_DRAW
+      for (let i = 0; i < MAX_PLAYERS; i++) im.setMatrixAt(i, Cycles.none);
+      scene.add(im);
     }
+    this.tint();
+  }
+
+  /** tint colours each slot's glowing parts and disc in its player's colour. */
+  private tint(): void {
+    this.colors = colorsVersion();
+    for (let i = 0; i < MAX_PLAYERS; i++) {
+      this.glow.setColorAt(i, color(i));
+      this.disc.setColorAt(i, color(i));
+    }
+    for (const im of [this.glow, this.disc]) if (im.instanceColor) im.instanceColor.needsUpdate = true;
   }
 
   /** yaw returns the smoothed heading drawn for cycle i (for the chase camera). */
   yaw(i: number): number {
-    return this.objs[i].yaw;
+    return this.yaws[i];
   }
 
   update(cycles: CycleView[], dt: number): void {
     // A turn is instant in the simulation; swing the model over ~60 ms so
     // the eye can follow it.
     const k = 1 - Math.exp(-dt / 0.03);
-    if (this.colors !== colorsVersion()) {
-      this.colors = colorsVersion();
-      this.objs.forEach((o, i) => o.tinted.forEach((m) => m.color.copy(color(i))));
-    }
+    if (this.colors !== colorsVersion()) this.tint();
     for (let i = 0; i < MAX_PLAYERS; i++) {
       const c = cycles[i];
-      const o = this.objs[i];
       const alive = c.alive && c.inRound;
+      let m = Cycles.none;
       if (alive) {
-        if (!o.wasAlive) o.yaw = yawOf(c.dir); // spawned: no swing
-        o.yaw = approachAngle(o.yaw, yawOf(c.dir), k);
-        o.group.position.set(c.x, 0, -c.y);
-        o.group.rotation.y = o.yaw;
+        if (!this.wasAlive[i]) this.yaws[i] = yawOf(c.dir); // spawned: no swing
+        this.yaws[i] = approachAngle(this.yaws[i], yawOf(c.dir), k);
+        this.q.setFromAxisAngle(Cycles.up, this.yaws[i]);
+        m = this.m.compose(this.at.set(c.x, 0, -c.y), this.q, this.one);
       }
-      o.group.visible = alive;
-      o.wasAlive = alive;
+      this.dark.setMatrixAt(i, m);
+      this.glow.setMatrixAt(i, m);
+      this.disc.setMatrixAt(i, m);
+      this.wasAlive[i] = alive;
     }
+    this.dark.instanceMatrix.needsUpdate = this.glow.instanceMatrix.needsUpdate = this.disc.instanceMatrix.needsUpdate = true;
   }
 }
