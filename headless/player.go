@@ -31,6 +31,9 @@ type Options struct {
 	// only a few times a minute, and the taps give the lag measurements
 	// more samples, as in the lab.
 	BrakeEvery time.Duration
+	// TurnEvery, when its upper bound is > 0, turns by a script instead of
+	// the bot (see drive.Options.TurnEvery).
+	TurnEvery [2]time.Duration
 	// Idle connects and keeps the session going without ever pressing a key.
 	Idle   bool
 	Header http.Header // extra handshake headers (Origin)
@@ -101,7 +104,7 @@ func Dial(ctx context.Context, opt Options) (*Player, error) {
 // hello starts a session on l with token and says hello on it.
 func (p *Player) hello(l link, url string, token []byte) error {
 	sess := client.New(client.Options{Name: p.opt.Name, Room: p.opt.Room, Token: token, Spectate: p.opt.Spectate, MindReader: p.opt.MindReader, Confirmed: p.opt.Confirmed})
-	drv := drive.New(sess, drive.Options{Seed: p.opt.Seed, BrakeEvery: p.opt.BrakeEvery})
+	drv := drive.New(sess, drive.Options{Seed: p.opt.Seed, BrakeEvery: p.opt.BrakeEvery, TurnEvery: p.opt.TurnEvery})
 	drv.Idle = p.opt.Idle
 	if err := l.write([][]byte{sess.Hello(p.now())}); err != nil {
 		l.closeNow()

@@ -25,9 +25,10 @@ type SwarmOptions struct {
 	Parallel   int           // dials at once (16)
 	Welcome    time.Duration // how long to wait for each Welcome (15 s)
 	Header     http.Header
-	Transport  string        // see Options.Transport
-	Idle       bool          // the players never press a key (see Options.Idle)
-	Fallback   time.Duration // see Options.Fallback
+	Transport  string           // see Options.Transport
+	Idle       bool             // the players never press a key (see Options.Idle)
+	TurnEvery  [2]time.Duration // scripted turns instead of the bot (see Options.TurnEvery)
+	Fallback   time.Duration    // see Options.Fallback
 	// Progress, when set, receives a line now and then.
 	Progress func(format string, args ...any)
 }
@@ -68,7 +69,7 @@ func Swarm(ctx context.Context, o SwarmOptions) (*Report, error) {
 	began := time.Now()
 	for i := range players {
 		opt := Options{URL: o.URL, Name: fmt.Sprintf("%s%d", o.Prefix, i+1), Seed: o.Seed + uint64(i)*7919 + 1,
-			BrakeEvery: o.BrakeEvery, MindReader: o.MindReader, Header: o.Header, Transport: o.Transport, Idle: o.Idle, Fallback: o.Fallback}
+			BrakeEvery: o.BrakeEvery, MindReader: o.MindReader, Header: o.Header, Transport: o.Transport, Idle: o.Idle, TurnEvery: o.TurnEvery, Fallback: o.Fallback}
 		opt.Room = o.Room
 		if opt.Room == "" {
 			opt.Room = fmt.Sprintf("%s%d", o.RoomPrefix, i%o.Rooms+1)

@@ -37,6 +37,26 @@ func init() {
 //	go run ./cmd/webtron serve --addr 127.0.0.1:8099 --bots 0 --max-rooms 200 --max-conns-per-addr 0 --rooms-per-addr 0 --pprof 127.0.0.1:6099 &
 //	go run ./cmd/webtron bots --url ws://127.0.0.1:8099 --count 1000 --rooms 125 --duration 60s --json
 //	curl -s 127.0.0.1:8099/metrics | grep -E 'webtron_tick_lateness|process_(cpu|resident)'
+// parseInterval reads "D" or "MIN-MAX" (Go durations, 0 < MIN <= MAX).
+func parseInterval(s string) ([2]time.Duration, error) {
+	lo, hi, found := strings.Cut(s, "-")
+	if !found {
+		hi = lo
+	}
+	a, err := time.ParseDuration(lo)
+	if err != nil {
+		return [2]time.Duration{}, err
+	}
+	b, err := time.ParseDuration(hi)
+	if err != nil {
+		return [2]time.Duration{}, err
+	}
+	if a <= 0 || b < a {
+		return [2]time.Duration{}, errors.New("want 0 < MIN <= MAX")
+	}
+	return [2]time.Duration{a, b}, nil
+}
+
 func runBots(args []string) error {
 	fs := flag.NewFlagSet("bots", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -54,6 +74,7 @@ func runBots(args []string) error {
 	fs.IntVar(&o.Parallel, "parallel", 16, "connections opened at once")
 	fs.StringVar(&o.Transport, "transport", headless.WebTransport, "webtransport (falls back to the websocket within 1 s, as the browser does) or websocket")
 	fs.BoolVar(&o.Idle, "idle", false, "the players never press a key (a quiet room, for bandwidth measurements)")
+	turnEvery := fs.String("turn-every", "", "turn by a script instead of the bot: left and right alternately, every MIN-MAX (e.g. 400ms-1.2s) or every D, while alive (scripts/vs-armagetron.sh)")
 	churn := fs.Duration("churn", 0, "players come and go: each stays this long on average, is away up to as long, and comes back with its reconnect token or as a newcomer (0: everyone stays for --duration)")
 	origin := fs.String("origin", "", "Origin header to send (default: none, as a non-browser client)")
 	asJSON := fs.Bool("json", false, "print the report as JSON (pairs as in the lab's report)")
@@ -82,6 +103,12 @@ func runBots(args []string) error {
 		return fmt.Errorf("--transport %q: want webtransport or websocket", o.Transport)
 	case !strings.HasPrefix(o.URL, "ws://") && !strings.HasPrefix(o.URL, "wss://"):
 		return fmt.Errorf("--url %q: want ws://host:port or wss://host:port", o.URL)
+	}
+	if *turnEvery != "" {
+		var err error
+		if o.TurnEvery, err = parseInterval(*turnEvery); err != nil {
+			return fmt.Errorf("--turn-every %q: %w", *turnEvery, err)
+		}
 	}
 	if *origin != "" {
 		o.Header = map[string][]string{"Origin": {*origin}}

@@ -117,3 +117,21 @@ func TestServeExitsZeroOnSIGTERM(t *testing.T) {
 	}
 	t.Logf("exited 0 after %v", time.Since(start).Round(time.Millisecond))
 }
+
+// TestParseInterval: --turn-every takes D or MIN-MAX and refuses the rest.
+func TestParseInterval(t *testing.T) {
+	for in, want := range map[string][2]time.Duration{
+		"400ms-1.2s": {400 * time.Millisecond, 1200 * time.Millisecond},
+		"1s":         {time.Second, time.Second},
+	} {
+		got, err := parseInterval(in)
+		if err != nil || got != want {
+			t.Errorf("parseInterval(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "x", "1s-", "2s-1s", "0s", "-1s", "1s-2s-3s"} {
+		if got, err := parseInterval(in); err == nil {
+			t.Errorf("parseInterval(%q) = %v, want an error", in, got)
+		}
+	}
+}

@@ -31,6 +31,13 @@ type Options struct {
 	// QueueLatency is the input-queue latency each press reports (a
 	// browser's performance.now() minus event.timeStamp).
 	QueueLatency time.Duration
+	// TurnEvery, when its upper bound is > 0, steers by a script instead of
+	// the bot: while the cycle lives it turns left and right alternately,
+	// each turn after an interval drawn uniformly from [TurnEvery[0],
+	// TurnEvery[1]]. A person's turn rate without a person's aim: the
+	// same input can be sent to Armagetron's client (scripts/vs-armagetron.sh)
+	// so that both games carry the same work.
+	TurnEvery [2]time.Duration
 }
 
 // Press is a key the bot wants pressed After from the frame that asked.
@@ -51,6 +58,8 @@ type Player struct {
 	bot     *bot.Bot
 	rng     xorshift.Rand
 	decided int64
+	next    int64 // the tick of the next scripted turn (TurnEvery); 0: none due yet
+	left    bool  // the next scripted turn is to the left
 	evs     []sim.Event
 	lags    map[int][]time.Duration
 }
@@ -86,11 +95,15 @@ func (p *Player) Frame(now time.Duration, out []Press) []Press {
 		return out
 	}
 	p.decided = s.Tick()
-	if p.bot == nil {
-		p.bot = bot.New(you, p.opt.Seed)
-	}
-	p.evs = p.bot.Decide(s, p.evs[:0])
 	dt := time.Second / time.Duration(s.Config().TickRate)
+	if p.opt.TurnEvery[1] > 0 {
+		p.evs = p.scripted(s, you, dt, p.evs[:0])
+	} else {
+		if p.bot == nil {
+			p.bot = bot.New(you, p.opt.Seed)
+		}
+		p.evs = p.bot.Decide(s, p.evs[:0])
+	}
 	if c := s.Cycle(you); c.Alive && p.opt.BrakeEvery > 0 && p.rng.N(uint64(max(1, p.opt.BrakeEvery/dt))) == 0 {
 		kind := sim.EvBrakeOn
 		if c.Braking {
@@ -100,6 +113,29 @@ func (p *Player) Frame(now time.Duration, out []Press) []Press {
 	}
 	for _, ev := range p.evs {
 		out = append(out, Press{Kind: ev.Kind, After: time.Duration(p.rng.N(uint64(dt)))})
+	}
+	return out
+}
+
+// scripted appends the scripted turn due at s's tick, if any (TurnEvery).
+// A dead cycle presses nothing, and a new life starts a fresh interval.
+func (p *Player) scripted(s *sim.State, you int, dt time.Duration, out []sim.Event) []sim.Event {
+	if !s.Cycle(you).Alive {
+		p.next = 0
+		return out
+	}
+	if p.next == 0 || s.Tick() >= p.next {
+		if p.next != 0 {
+			kind := sim.EvTurnRight
+			if p.left {
+				kind = sim.EvTurnLeft
+			}
+			p.left = !p.left
+			out = append(out, sim.Event{Kind: kind})
+		}
+		lo, hi := p.opt.TurnEvery[0], max(p.opt.TurnEvery[0], p.opt.TurnEvery[1])
+		wait := lo + time.Duration(p.rng.N(uint64(hi-lo)+1))
+		p.next = s.Tick() + max(1, int64(wait/dt))
 	}
 	return out
 }

@@ -82,3 +82,40 @@ func TestLagsCountKeyPresses(t *testing.T) {
 		t.Fatalf("lags %v, want one sample of 60ms for player 1", got)
 	}
 }
+
+// TestScriptedTurns: with TurnEvery the player turns left and right
+// alternately, each interval within the asked bounds, and never brakes or
+// asks the bot.
+func TestScriptedTurns(t *testing.T) {
+	s := playing(t)
+	p := New(s, Options{Seed: 3, TurnEvery: [2]time.Duration{400 * time.Millisecond, 1200 * time.Millisecond}})
+	dt := time.Second / 120
+	var turns []int64
+	var kinds []sim.EventKind
+	for now := time.Duration(0); now < 5*time.Second && s.State().Cycle(0).Alive; now += dt {
+		for _, pr := range p.Frame(now, nil) {
+			turns = append(turns, s.State().Tick())
+			kinds = append(kinds, pr.Kind)
+		}
+	}
+	if len(turns) < 3 {
+		t.Fatalf("%d scripted turns in 5 s at one every 0.4-1.2 s", len(turns))
+	}
+	for i, k := range kinds {
+		want := sim.EvTurnRight
+		if i%2 == 1 {
+			want = sim.EvTurnLeft
+		}
+		if k != want {
+			t.Fatalf("press %d is %v, want %v (alternating, right first)", i, k, want)
+		}
+		if i > 0 {
+			if gap := turns[i] - turns[i-1]; gap < 48 || gap > 144 {
+				t.Fatalf("turns %d ticks apart, want 48..144 (0.4-1.2 s at 120 Hz)", gap)
+			}
+		}
+	}
+	if p.bot != nil {
+		t.Fatal("a scripted player consulted the bot")
+	}
+}
