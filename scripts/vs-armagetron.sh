@@ -8,7 +8,9 @@
 # games (xdotool there, `webtron bots --turn-every 400ms-1.2s` here). For each
 # run: the server's CPU per minute (user + system from /proc), its largest
 # RSS, and the IP bytes and packets per second each way between the server's
-# port and the player, captured by tcpdump on loopback (scripts/pcapstat).
+# port and the player, captured by tcpdump on loopback (scripts/pcapstat),
+# all in play: after Armagetron's AIs are all in and after our player's
+# welcome (the handshakes and snapshots are scripts/bandwidth.sh's business).
 # Prints one JSON line per run and a table at the end.
 #
 #   scripts/vs-armagetron.sh                       # 8 16 32, 60 s each
@@ -165,15 +167,18 @@ webtron() { # CYCLES TRANSPORT
 	srv=$!
 	pids+=($srv)
 	sleep 1
-	capture $PORT "$name"
-	cpu0=$(cpu $srv)
-	"$out/webtron" bots --url ws://127.0.0.1:$PORT --count 1 --room vs --duration "${DURATION}s" --brake-every 0 \
+	"$out/webtron" bots --url ws://127.0.0.1:$PORT --count 1 --room vs --duration "$((DURATION + 10))s" --brake-every 0 \
 		--turn-every 400ms-1.2s --transport "$tr" --json >"$out/$name.report.json" 2>"$out/$name.bots.log" &
 	local bp=$!
+	# Measured in play, as Armagetron's is: the handshake and the welcome
+	# are before the capture starts.
+	sleep 5
+	capture $PORT "$name"
+	cpu0=$(cpu $srv)
 	watch_rss $srv "$DURATION"
-	wait $bp
 	cpu1=$(cpu $srv)
 	uncapture
+	wait $bp
 	kill $srv
 	wait $srv 2>/dev/null || true
 	report webtron "$n" "$tr" $((cpu1 - cpu0)) "$DURATION" "$peak" $PORT "$name"
