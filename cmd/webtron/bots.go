@@ -37,26 +37,6 @@ func init() {
 //	go run ./cmd/webtron serve --addr 127.0.0.1:8099 --bots 0 --max-rooms 200 --max-conns-per-addr 0 --rooms-per-addr 0 --pprof 127.0.0.1:6099 &
 //	go run ./cmd/webtron bots --url ws://127.0.0.1:8099 --count 1000 --rooms 125 --duration 60s --json
 //	curl -s 127.0.0.1:8099/metrics | grep -E 'webtron_tick_lateness|process_(cpu|resident)'
-// parseInterval reads "D" or "MIN-MAX" (Go durations, 0 < MIN <= MAX).
-func parseInterval(s string) ([2]time.Duration, error) {
-	lo, hi, found := strings.Cut(s, "-")
-	if !found {
-		hi = lo
-	}
-	a, err := time.ParseDuration(lo)
-	if err != nil {
-		return [2]time.Duration{}, err
-	}
-	b, err := time.ParseDuration(hi)
-	if err != nil {
-		return [2]time.Duration{}, err
-	}
-	if a <= 0 || b < a {
-		return [2]time.Duration{}, errors.New("want 0 < MIN <= MAX")
-	}
-	return [2]time.Duration{a, b}, nil
-}
-
 func runBots(args []string) error {
 	fs := flag.NewFlagSet("bots", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -156,4 +136,24 @@ func printReport(r any, text func(io.Writer), asJSON bool) error {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// parseInterval reads "D" or "MIN-MAX" (Go durations, 0 < MIN <= MAX).
+func parseInterval(s string) ([2]time.Duration, error) {
+	lo, hi, found := strings.Cut(s, "-")
+	if !found {
+		hi = lo
+	}
+	a, err := time.ParseDuration(lo)
+	if err != nil {
+		return [2]time.Duration{}, err
+	}
+	b, err := time.ParseDuration(hi)
+	if err != nil {
+		return [2]time.Duration{}, err
+	}
+	if a <= 0 || b < a {
+		return [2]time.Duration{}, errors.New("want 0 < MIN <= MAX")
+	}
+	return [2]time.Duration{a, b}, nil
 }
