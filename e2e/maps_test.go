@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,7 +20,8 @@ import (
 // checks what the page draws: a rim of the map's four wall pieces, and each
 // zone the simulation keeps (FORTRESS_MAX_PER_TEAM 1: one per team, the
 // others gone) drawn in 3D, with its owner; the screenshot shows the
-// minimap's circles too.
+// minimap's circles too. The bots ride for each other's fortresses: one is
+// conquered (drawn so), and the kill feed tells whose fell.
 func TestBrowserMap(t *testing.T) {
 	browserTests(t)
 	aamaptest.Paths(t)
@@ -80,4 +82,9 @@ func TestBrowserMap(t *testing.T) {
 		return false
 	})
 	shot(t, p, "map-sumo-4x4-conquest")
+	// The conquest makes news: the kill feed says whose fortress fell.
+	waitFor(t, "the kill feed to tell of a fortress that fell", 60*time.Second, func() bool {
+		s, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.getElementById("killfeed").textContent`))
+		return err == nil && strings.Contains(s, "'s fortress fell")
+	})
 }

@@ -1,7 +1,7 @@
 // Kill feed: who cut off whom, who hit the rim, for a few seconds each.
 import type { Frame } from "../core/frame";
-import { Cause } from "../core/layout";
-import { colorCSS } from "../render/palette";
+import { Cause, ZoneEffect, ZoneState } from "../core/layout";
+import { colorCSS, teamCSS, teamName } from "../render/palette";
 import { $, el } from "./dom";
 
 const KEEP_MS = 6000;
@@ -18,6 +18,7 @@ export class KillFeed {
   private readonly root = $("killfeed");
   private readonly lines: Line[] = [];
   private wasDead: boolean[] = [];
+  private wasConquered: boolean[] = [];
   private round = -1;
 
   constructor() {
@@ -40,6 +41,16 @@ export class KillFeed {
       }
       else if (!dead && was) this.remove((l) => l.round === f.round && l.id === c.id);
     }
+    // A fortress conquered: its owner's zone fell (line ids past the cycles').
+    f.mapZones.forEach((z, k) => {
+      const fell = z.effect === ZoneEffect.Fortress && z.state === ZoneState.Collapsing && z.owner >= 0;
+      const was = this.wasConquered[k] ?? false;
+      this.wasConquered[k] = fell;
+      if (fresh) return;
+      const id = f.cycles.length + k;
+      if (fell && !was) this.add(f.round, id, fortressLine(f, z.owner, name), now);
+      else if (!fell && was) this.remove((l) => l.round === f.round && l.id === id);
+    });
     this.remove((l) => now - l.at > KEEP_MS);
   }
 
@@ -57,6 +68,16 @@ export class KillFeed {
       }
     }
   }
+}
+
+/** fortressLine renders a conquest: "Blue's fortress fell" (with one player
+ * a team, the player's name). */
+function fortressLine(f: Frame, owner: number, name: (id: number) => string): HTMLElement {
+  const div = el("div", "", "kill");
+  const who = el("span", f.teamMax <= 1 ? name(owner) : teamName(owner), "who");
+  who.style.color = f.teamMax <= 1 ? colorCSS(owner) : teamCSS(owner);
+  div.append(who, "'s fortress fell");
+  return div;
 }
 
 /** line renders one death: "alice cut off bob", "Flynn hit the rim". A rim
