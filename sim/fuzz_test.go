@@ -29,7 +29,9 @@ func runFuzz(t *testing.T, data []byte) {
 				s.Step(nil)
 				checkInvariants(t, s)
 			}
-			evs = append(evs[:0], Event{Player: data[1] % 40, Kind: EventKind(data[2] % 12), Seq: uint32(len(data))})
+			// Arg: a turn's instant, now and then out of its range (taken as
+			// the nearest), or another kind's argument.
+			evs = append(evs[:0], Event{Player: data[1] % 40, Kind: EventKind(data[2] % 12), Seq: uint32(len(data)), Arg: int32(data[0]^data[1]) - 16})
 			s.Step(evs)
 			checkInvariants(t, s)
 			data = data[3:]
