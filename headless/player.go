@@ -215,6 +215,10 @@ func (p *Player) flush() {
 // half a second after the drop, then doubling.
 var rejoinBackoff = []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}
 
+// rejoinSoon is the first attempt's wait after a close that says to
+// rejoin (CloseShutdown), jittered like the others.
+const rejoinSoon = 100 * time.Millisecond
+
 // maxRejoins bounds the attempts of one rejoin.
 const maxRejoins = 8
 
@@ -246,8 +250,15 @@ func (p *Player) rejoin(why error) bool {
 		token = p.sess.Token()
 		p.mu.Unlock()
 	}
+	var pe *proto.Error
+	quick := errors.As(why, &pe) && pe.Code == proto.CloseShutdown
 	for try := range maxRejoins {
 		wait := rejoinBackoff[min(try, len(rejoinBackoff)-1)]
+		if quick && try == 0 {
+			// The server said to rejoin (its room moved, or it stops): at
+			// once, as the page does (web/src/net/socket.ts, soon).
+			wait = rejoinSoon
+		}
 		wait = wait * time.Duration(80+rand.IntN(41)) / 100
 		select {
 		case <-p.quit:

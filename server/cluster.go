@@ -175,6 +175,11 @@ func (g *clusterNode) join(c *conn, name string, hello *proto.Hello) *reason {
 		}
 	}
 	if owner.Node == node.Name() && owner.Incarnation == node.Incarnation() {
+		if g.draining.Load() && !s.hasRoom(name) && c.hop > 0 {
+			// On its way to another node (handOver): the node that passed
+			// the join on asks again in a moment and finds it there.
+			return &reasonBusy
+		}
 		if g.draining.Load() {
 			return &reasonDrain
 		}

@@ -17,6 +17,8 @@ export function wsURL(loc: { protocol: string; host: string } = location): strin
 }
 
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000];
+/** The first reopen after a close that says to rejoin (soon). */
+const SOON_MS = 100;
 /** A connection that lasted this long resets the backoff. */
 const HEALTHY_MS = 10000;
 
@@ -26,6 +28,7 @@ export class Connection {
   private timer = 0;
   private openedAt = 0;
   private stopped = false;
+  private quick = false;
 
   constructor(
     private readonly url: string,
@@ -63,6 +66,12 @@ export class Connection {
     this.detach();
   }
 
+  /** soon makes the next reopen quick: the server, closing, said to rejoin
+   * (its room moved to another server, which has it by now, or it stops). */
+  soon(): void {
+    this.quick = true;
+  }
+
   /** reconnect closes and reopens at once: a resync after a long pause. */
   reconnect(): void {
     this.attempts = 0;
@@ -82,7 +91,8 @@ export class Connection {
     }
     if (this.openedAt > 0 && performance.now() - this.openedAt > HEALTHY_MS) this.attempts = 0;
     this.openedAt = 0;
-    const base = BACKOFF_MS[Math.min(this.attempts, BACKOFF_MS.length - 1)];
+    const base = this.quick ? SOON_MS : BACKOFF_MS[Math.min(this.attempts, BACKOFF_MS.length - 1)];
+    this.quick = false;
     this.attempts++;
     // Jitter, so a restarted server is not hit by every client at once.
     const delay = Math.round(base * (0.8 + 0.4 * Math.random()));

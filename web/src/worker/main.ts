@@ -204,6 +204,8 @@ class CoreWorker {
     const list = drainNotices(this.core);
     // The server forgot us: join as a new player on the next attempt.
     if (this.opts && list.some((n) => n.kind === "error" && n.code === Close.BadToken)) this.opts.token = null;
+    // The server said to rejoin (a room moved to another server): at once.
+    if (list.some((n) => n.kind === "error" && n.code === Close.Shutdown)) this.conn?.soon();
     if (list.length > 0) scope.postMessage({ t: "notices", list, gen: this.gen });
   }
 
