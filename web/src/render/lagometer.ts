@@ -10,7 +10,7 @@
 // Drawn as Armagetron draws it, large and plain: the outline, and the area
 // inside it filled faintly in the rival's colour, so it reads at chase
 // distance and not only up close.
-import { AdditiveBlending, BufferAttribute, BufferGeometry, DoubleSide, LineBasicMaterial, LineSegments, Mesh, MeshBasicMaterial, Scene } from "three";
+import { AdditiveBlending, BufferAttribute, BufferGeometry, type Color, DoubleSide, LineBasicMaterial, LineSegments, Mesh, MeshBasicMaterial, Scene } from "three";
 import type { CycleView } from "../core/frame";
 import { MAX_PLAYERS } from "../core/layout";
 import { color } from "./colors";
@@ -18,18 +18,29 @@ import { color } from "./colors";
 const EDGES = 5;
 const Y = 0.15;
 
-/** lagOutline returns the outline's corners in the cycle's frame (forward, left), metres, relative to the cycle. */
-export function lagOutline(speed: number, lagS: number, turnDelayS: number): [number, number][] {
+/** lagOutline writes the outline's corners in the cycle's frame (forward,
+ * left), metres, relative to the cycle, into out as f0, l0, f1, l1, ... and
+ * returns how many corners (3 or 5; out holds 10 numbers): every frame draws
+ * one per rival, so it makes no garbage. */
+export function lagOutline(speed: number, lagS: number, turnDelayS: number, out: Float64Array): number {
   const d = speed * lagS;
-  const pts: [number, number][] = [[d, 0], [0, d]];
   const back = d - speed * turnDelayS;
+  const side = speed * turnDelayS;
+  // (forward, left) before the shift below: the tip, the two shoulders, and
+  // between them the side lobes when a second turn reaches back that far.
+  out[0] = d; out[1] = 0;
+  out[2] = 0; out[3] = d;
+  let n = 2;
   if (back > 0) {
-    const side = speed * turnDelayS;
-    pts.push([-back, side], [-back, -side]);
+    out[4] = -back; out[5] = side;
+    out[6] = -back; out[7] = -side;
+    n = 4;
   }
-  pts.push([0, -d]);
+  out[2 * n] = 0; out[2 * n + 1] = -d;
+  n++;
   // Shift so that the tip is the cycle itself.
-  return pts.map(([f, l]) => [f - d, l]);
+  for (let k = 0; k < n; k++) out[2 * k] -= d;
+  return n;
 }
 
 export class LagMeters {
@@ -46,6 +57,8 @@ export class LagMeters {
   /** Seconds of predicted lag per player, refreshed from Info a few times a second. */
   readonly lag = new Float32Array(MAX_PLAYERS);
   visible = true;
+  /** Scratch for lagOutline's corners. */
+  private readonly pts = new Float64Array(10);
 
   constructor(scene: Scene) {
     this.geom.setAttribute("position", new BufferAttribute(this.pos, 3));
@@ -64,6 +77,18 @@ export class LagMeters {
     scene.add(fill);
   }
 
+  /** vertex writes vertex k at simulation point (x, y), height h (three's z = -y), in colour col, and returns k + 1. */
+  private vertex(pos: Float32Array, col: Float32Array, k: number, x: number, h: number, y: number, c: Color): number {
+    const o = k * 3;
+    pos[o] = x;
+    pos[o + 1] = h;
+    pos[o + 2] = -y;
+    col[o] = c.r;
+    col[o + 1] = c.g;
+    col[o + 2] = c.b;
+    return k + 1;
+  }
+
   update(cycles: CycleView[], you: number, turnDelayS: number): void {
     let v = 0;
     let fv = 0;
@@ -73,45 +98,25 @@ export class LagMeters {
       const lag = this.lag[i];
       if (i === you || !c.alive || lag <= 0 || c.speed <= 0) continue;
       this.shown++;
-      const pts = lagOutline(c.speed, lag, turnDelayS);
+      const n = lagOutline(c.speed, lag, turnDelayS, this.pts);
+      const pts = this.pts;
       const a = (c.dir & 3) * (Math.PI / 2);
       const fx = Math.round(Math.cos(a)), fy = Math.round(Math.sin(a));
       const col = color(i);
       // The fill: the outline is convex, so a fan from its centre covers it.
       let cf = 0, cl = 0;
-      for (const [f, l] of pts) {
-        cf += f / pts.length;
-        cl += l / pts.length;
+      for (let e = 0; e < n; e++) {
+        cf += pts[2 * e] / n;
+        cl += pts[2 * e + 1] / n;
       }
-      const put = (f: number, l: number) => {
-        const o = fv * 3;
-        this.fillPos[o] = c.x + f * fx - l * fy;
-        this.fillPos[o + 1] = Y * 0.5;
-        this.fillPos[o + 2] = -(c.y + f * fy + l * fx);
-        this.fillCol[o] = col.r;
-        this.fillCol[o + 1] = col.g;
-        this.fillCol[o + 2] = col.b;
-        fv++;
-      };
-      for (let e = 0; e < pts.length; e++) {
-        put(cf, cl);
-        put(pts[e][0], pts[e][1]);
-        put(pts[(e + 1) % pts.length][0], pts[(e + 1) % pts.length][1]);
-      }
-      for (let e = 0; e < pts.length; e++) {
-        for (const [f, l] of [pts[e], pts[(e + 1) % pts.length]]) {
-          // sim (x, y) = pos + f*forward + l*left; left = (-fy, fx); three z = -y
-          const x = c.x + f * fx - l * fy;
-          const y = c.y + f * fy + l * fx;
-          const o = v * 3;
-          this.pos[o] = x;
-          this.pos[o + 1] = Y;
-          this.pos[o + 2] = -y;
-          this.col[o] = col.r;
-          this.col[o + 1] = col.g;
-          this.col[o + 2] = col.b;
-          v++;
-        }
+      for (let e = 0; e < n; e++) {
+        const g = (e + 1) % n;
+        // sim (x, y) = pos + f*forward + l*left; left = (-fy, fx); three z = -y
+        fv = this.vertex(this.fillPos, this.fillCol, fv, c.x + cf * fx - cl * fy, Y * 0.5, c.y + cf * fy + cl * fx, col);
+        fv = this.vertex(this.fillPos, this.fillCol, fv, c.x + pts[2 * e] * fx - pts[2 * e + 1] * fy, Y * 0.5, c.y + pts[2 * e] * fy + pts[2 * e + 1] * fx, col);
+        fv = this.vertex(this.fillPos, this.fillCol, fv, c.x + pts[2 * g] * fx - pts[2 * g + 1] * fy, Y * 0.5, c.y + pts[2 * g] * fy + pts[2 * g + 1] * fx, col);
+        v = this.vertex(this.pos, this.col, v, c.x + pts[2 * e] * fx - pts[2 * e + 1] * fy, Y, c.y + pts[2 * e] * fy + pts[2 * e + 1] * fx, col);
+        v = this.vertex(this.pos, this.col, v, c.x + pts[2 * g] * fx - pts[2 * g + 1] * fy, Y, c.y + pts[2 * g] * fy + pts[2 * g + 1] * fx, col);
       }
     }
     this.geom.setDrawRange(0, v);
