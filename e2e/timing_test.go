@@ -22,6 +22,7 @@ type perfReport struct {
 	Worker pct     `json:"worker_ms"`
 	Recv   pct     `json:"recv_ms"`
 	Render pct     `json:"render_ms"`
+	Main   pct     `json:"main_ms"`
 	Frame  pct     `json:"frame_ms"`
 	Input  pct     `json:"input_ms"`
 	FPS    float64 `json:"fps"`

@@ -89,6 +89,9 @@ export class Game implements InputSink {
   private lastFrameAt = 0;
   private fps = 60;
   private frameNo = 0;
+  /** The page's script time since the last drawn frame outside draw: the
+   * frame's request and the HUD's slow refresh (window.webtron.perf()'s main_ms). */
+  private between = 0;
   private hiddenTimer = 0;
   /** The page let go of its connection while its tab was hidden. */
   private away = false;
@@ -160,7 +163,11 @@ export class Game implements InputSink {
     this.seatToken = token;
     this.remote.start({ name: o.name, room: o.room, token, spectate: o.spectate, mindReader: o.mindReader }, wsURL(), {
       frame: (buf, work, recv) => this.draw(buf, work, recv),
-      info: (json) => this.slow(JSON.parse(json) as Info),
+      info: (json) => {
+        const t0 = performance.now();
+        this.slow(JSON.parse(json) as Info);
+        this.between += performance.now() - t0;
+      },
       notices: (list) => this.notices(list),
       welcome: (tok) => this.welcomed(tok),
       open: (transport) => {
@@ -340,8 +347,10 @@ export class Game implements InputSink {
   // --- frame loop ---
 
   private readonly loop = (): void => {
+    const t0 = performance.now();
     this.raf = requestAnimationFrame(this.loop);
     this.remote.requestFrame();
+    this.between += performance.now() - t0;
   };
 
   /** draw applies a frame from the worker and draws it (the buffer goes back after this);
@@ -370,7 +379,10 @@ export class Game implements InputSink {
     // The minimap is small; every other frame is plenty.
     if (this.frameNo++ % 2 === 0) this.minimap.update(this.frame, this.renderer.trails, this.follow);
     this.hud.frame(this.frame, (id) => this.label(id), this.follow, now);
-    this.perf.render.push(performance.now() - now);
+    const spent = performance.now() - now;
+    this.perf.render.push(spent);
+    this.perf.main.push(spent + this.between);
+    this.between = 0;
   }
 
   /** slow takes the HUD's numbers (a few times a second). */

@@ -50,8 +50,11 @@ export interface PerfReport {
   worker_ms: Percentiles;
   /** The worker's time on the server's messages between two frames. */
   recv_ms: Percentiles;
-  /** The main thread's script time per frame: applying the frame, the scene and its WebGL calls (not the GPU's work), the HUD. */
+  /** The main thread's time drawing a frame: applying it, the scene and its WebGL calls (not the GPU's work), the HUD. */
   render_ms: Percentiles;
+  /** The main thread's script time per frame: render_ms plus what else the game ran since the previous frame
+   * (the frame's request to the worker, the HUD's refresh from Info a few times a second). */
+  main_ms: Percentiles;
   /** Time between drawn frames. */
   frame_ms: Percentiles;
   /** Frames drawn per second, from the median interval. */
@@ -69,6 +72,8 @@ export class Perf {
   readonly recv = new Ring();
   /** Time to draw the frame on the JavaScript side (scene update and WebGL calls). */
   readonly render = new Ring();
+  /** The game's script time per frame: the drawing plus its other work since the previous frame. */
+  readonly main = new Ring();
   /** Time from one drawn frame to the next. */
   readonly interval = new Ring();
   /** How long a key or touch waited for the page's thread (event.timeStamp to its handler). */
@@ -76,7 +81,7 @@ export class Perf {
 
   /** reset starts the measures afresh (a test measures a window of its own). */
   reset(): void {
-    for (const g of [this.update, this.worker, this.recv, this.render, this.interval, this.input]) g.clear();
+    for (const g of [this.update, this.worker, this.recv, this.render, this.main, this.interval, this.input]) g.clear();
   }
 
   report(): PerfReport {
@@ -88,6 +93,7 @@ export class Perf {
       worker_ms: p(this.worker),
       recv_ms: p(this.recv),
       render_ms: p(this.render),
+      main_ms: p(this.main),
       frame_ms: p(this.interval),
       input_ms: p(this.input),
       fps: this.interval.count ? r(1000 / Math.max(this.interval.percentile(50), 1e-3)) : 0,
