@@ -88,6 +88,7 @@ func physics() []setting {
 		{"FORTRESS_MAX_PER_TEAM", count, "fortress zones a team may own, the nearest its spawn; 0 any", c(func(x *sim.Config) *int64 { return &x.FortressMaxPerTeam }), false, nil},
 		{"FORTRESS_CONQUERED_WIN", count, "1: the team that conquers a fortress wins the round", c(func(x *sim.Config) *int64 { return &x.FortressConqueredWin }), false, between(0, 1)},
 		{"FORTRESS_SURVIVE_WIN", count, "1: the last team owning a fortress not conquered wins the round", c(func(x *sim.Config) *int64 { return &x.FortressSurviveWin }), false, between(0, 1)},
+		{"SPAWN_POINT_GROUP_SIZE", count, "above 2: a map's spawn points come in groups of this many, and a team skips the last of a group to keep the last team from a group alone", c(func(x *sim.Config) *int64 { return &x.SpawnPointGroupSize }), false, nil},
 		{"ALLOW_ENEMIES_SAME_IP", count, "1: players from one address are enemies; 0: their walls give each other no kill credit (Webtron's client carries one player, so ALLOW_ENEMIES_SAME_CLIENT has nothing to rule)", c(func(x *sim.Config) *int64 { return &x.AllowEnemiesSameIP }), false, between(0, 1)},
 	}
 }
@@ -204,7 +205,7 @@ func unsupported(name string) (string, bool) {
 	case "LIMIT_TIME", "NUM_AIS", "MIN_PLAYERS", "AUTO_AIS", "AUTO_IQ":
 		return "Webtron's rooms fill seats with bots (BOTS, SEATS) and have no time limit", true
 	case "FORTRESS_CONQUERED_SCORE", "FORTRESS_HELD_SCORE", "FORTRESS_CONQUERED_KILL_MIN", "FORTRESS_CONQUERED_KILL_RATIO",
-		"FORTRESS_CONQUEST_TIMEOUT", "SPAWN_POINT_GROUP_SIZE":
+		"FORTRESS_CONQUEST_TIMEOUT":
 		return "a fortress rule Webtron does not have (its default, 0, is Webtron's behaviour)", true
 	case "MAP_FILE_OVERRIDE":
 		return "a map's settings always apply over the server's", true

@@ -81,6 +81,11 @@ type Config struct {
 	FortressConquestRate, FortressDefendRate, FortressDecayRate, FortressCollapseSpeed int64
 	FortressMaxPerTeam, FortressConqueredWin, FortressSurviveWin                       int64
 
+	// SpawnPointGroupSize is SPAWN_POINT_GROUP_SIZE (0): above 2, the map's
+	// spawn points come in groups of this many, and a team skips the last
+	// point of a group when that keeps the last team from a group alone.
+	SpawnPointGroupSize int64
+
 	// SP applies to a round that starts with at most one human present, MP to
 	// one with two or more, as Armagetron's dedicated server switches between
 	// its SP_ settings and the others.
@@ -277,6 +282,8 @@ func (c *Config) Validate() error {
 		return errors.New("sim: FORTRESS_CONQUEST_RATE, _DEFEND_RATE and _CONQUEST_DECAY_RATE must be -1000..1000, FORTRESS_COLLAPSE_SPEED 0..1000")
 	case !in(c.FortressMaxPerTeam, 0, maxZones) || !in(c.FortressConqueredWin, 0, 1) || !in(c.FortressSurviveWin, 0, 1):
 		return errors.New("sim: FORTRESS_MAX_PER_TEAM must be 0..32, FORTRESS_CONQUERED_WIN and FORTRESS_SURVIVE_WIN 0 or 1")
+	case !in(c.SpawnPointGroupSize, 0, maxMapSpawns):
+		return errors.New("sim: SPAWN_POINT_GROUP_SIZE must be 0..256")
 	}
 	for k, s := range [2]*Set{&c.SP, &c.MP} {
 		if err := s.validate(); err != nil {

@@ -195,7 +195,7 @@ func (c *Config) visit(v visitor) {
 		&c.WinZoneInitialSize, &c.WinZoneExpansion, &c.WinZoneRandomness, &c.SpawnWingmenBack, &c.SpawnWingmenSide,
 		&c.ScoreKill, &c.ScoreDie, &c.ScoreSuicide, &c.PrepareMs, &c.RoundOverMs, &c.MinPlayers, &c.AllowEnemiesSameIP,
 		&c.FortressConquestRate, &c.FortressDefendRate, &c.FortressDecayRate, &c.FortressCollapseSpeed,
-		&c.FortressMaxPerTeam, &c.FortressConqueredWin, &c.FortressSurviveWin} {
+		&c.FortressMaxPerTeam, &c.FortressConqueredWin, &c.FortressSurviveWin, &c.SpawnPointGroupSize} {
 		v.i64(p)
 	}
 	c.SP.visit(v)

@@ -241,3 +241,41 @@ func TestSpawnPairRidesApart(t *testing.T) {
 		t.Errorf("the pair did not ride apart: %d and %d", a.Y, b.Y)
 	}
 }
+
+// TestSpawnPointGroups checks SPAWN_POINT_GROUP_SIZE as init_game_objects
+// (gGame.cpp lines 1503-1515) places single-player teams on sixteen points
+// in groups of four: the team whose pick would be the last of a group skips
+// it when two teams are left after it, or a multiple of three under nine;
+// the picks are counted as there, twice for a team of AIs (which picks
+// again for its AI).
+func TestSpawnPointGroups(t *testing.T) {
+	u := int64(Unit)
+	m := &Map{Axes: 4, Walls: []MapWall{{0, 0, 0, 500 * u}, {0, 500 * u, 500 * u, 500 * u}, {500 * u, 500 * u, 500 * u, 0}, {500 * u, 0, 0, 0}}}
+	for k := int64(0); k < 16; k++ {
+		m.Spawns = append(m.Spawns, MapSpawn{X: (100 + 100*(k/4) + 10*(k%4)) * u, Y: 100 * u, Dir: 1})
+	}
+	cfg := testConfig()
+	cfg.Map = m
+	cfg.SpawnPointGroupSize = 4
+	for _, c := range []struct {
+		players int
+		human   bool
+		points  []int64
+	}{{2, true, []int64{0, 1}}, {3, true, []int64{0, 1, 3}}, {4, true, []int64{0, 1, 2, 3}}, {5, true, []int64{0, 1, 3, 4, 5}},
+		{7, true, []int64{0, 1, 2, 3, 4, 5, 7}}, {7, false, []int64{0, 1, 2, 4, 5, 6, 7}}} {
+		s, err := NewState(cfg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var evs []Event
+		for i := 0; i < c.players; i++ {
+			evs = append(evs, Event{Kind: EvJoin, Player: uint8(i), Arg: JoinArg(c.human, 0)})
+		}
+		s.Step(evs)
+		for i, k := range c.points {
+			if x := s.Cycle(i).X; x != (100+100*(k/4)+10*(k%4))*Meter {
+				t.Errorf("%d players (human %v): player %d at x %d, want spawn point %d", c.players, c.human, i, x, k)
+			}
+		}
+	}
+}

@@ -19,4 +19,5 @@ package sim
 // 9: a turn is made at the instant within its tick that its event carries,
 // and turn delays count from those instants (issue 24).
 // 10: a map's zones: win, death and fortress (FORTRESS_*; issue 24).
-const RulesVersion = 10
+// 11: SPAWN_POINT_GROUP_SIZE (issue 24).
+const RulesVersion = 11

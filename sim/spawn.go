@@ -46,11 +46,29 @@ func (s *State) layout() {
 	for t := range pointOf {
 		pointOf[t] = -1
 	}
+	var size [MaxPlayers]int
+	nteams, last := 0, -1 // teams, and the one placed last
 	for i := range s.c.Cycles {
-		if c := &s.c.Cycles[i]; c.InRound && c.Present && c.Human {
-			human |= 1 << c.Team
+		if c := &s.c.Cycles[i]; c.InRound && c.Present {
+			if c.Human {
+				human |= 1 << c.Team
+			}
+			if size[c.Team] == 0 {
+				nteams, last = nteams+1, int(c.Team)
+			}
+			size[c.Team]++
 		}
 	}
+	// SPAWN_POINT_GROUP_SIZE (init_game_objects, gGame.cpp line 1503): with
+	// the spawn points in groups of g, a team whose point would be the last
+	// of a group skips it (it counts as used) when that keeps the last team
+	// from a group of its own: two teams are left, or a multiple of g-1
+	// fewer than (g-1)^2. Armagetron asks it of the team it places last
+	// being human or alone. picks counts the points picked, as its
+	// spawnPointsUsed.
+	g := int(s.cfg.SpawnPointGroupSize)
+	grouped := g > 2 && last >= 0 && (human&(1<<last) != 0 || size[last] == 1)
+	placed, picks := 0, 0
 	for i := range s.c.Cycles {
 		c := &s.c.Cycles[i]
 		if !c.InRound || !c.Present {
@@ -58,8 +76,22 @@ func (s *State) layout() {
 		}
 		t := c.Team
 		teams |= 1 << t
-		if pointOf[t] < 0 || human&(1<<t) == 0 {
+		if pointOf[t] < 0 {
+			p := leastUsed(uses[:points])
+			picks++
+			if left := nteams - 1 - placed; grouped && picks%g == g-1 && (left == 2 || left%(g-1) == 0 && left < (g-1)*(g-1)) {
+				uses[p]++
+				p = leastUsed(uses[:points])
+				picks++
+			}
+			placed++
+			pointOf[t] = int16(p)
+			if human&(1<<t) == 0 {
+				picks++ // each AI of a team that is not human picks again, the first too
+			}
+		} else if human&(1<<t) == 0 {
 			pointOf[t] = int16(leastUsed(uses[:points]))
+			picks++
 		}
 		k := int(pointOf[t])
 		px, py, dir := s.spawnAt(k)
