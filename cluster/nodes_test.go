@@ -649,8 +649,10 @@ func (c *clusterRun) backInSeat(cut []*tplayer, killed time.Time, kept map[*tpla
 	}
 	waitFor(t, 30*time.Second, "cut-off players back in their seats", func() error {
 		for _, p := range cut {
-			if w := p.Welcomes(); len(w) < 2 || w[len(w)-1].Before(killed) {
-				return fmt.Errorf("%s in %s not back (%d welcomes)", p.Name(), p.room, len(w))
+			var in bool
+			p.Inspect(func(s *client.Session) { in = s.Started() })
+			if w := p.Welcomes(); len(w) < 2 || w[len(w)-1].Before(killed) || !in {
+				return fmt.Errorf("%s in %s not back (%d welcomes, in a session %v)", p.Name(), p.room, len(w), in)
 			}
 		}
 		return nil

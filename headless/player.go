@@ -220,7 +220,7 @@ var rejoinBackoff = []time.Duration{500 * time.Millisecond, time.Second, 2 * tim
 const rejoinSoon = 100 * time.Millisecond
 
 // maxRejoins bounds the attempts of one rejoin.
-const maxRejoins = 8
+const maxRejoins = 12
 
 // rejoinable reports whether a session that ended with err is worth
 // joining again (Options.Rejoin): not one the player closed, nor one the
@@ -253,8 +253,12 @@ func (p *Player) rejoin(why error) bool {
 	var pe *proto.Error
 	quick := errors.As(why, &pe) && pe.Code == proto.CloseShutdown
 	for try := range maxRejoins {
-		wait := rejoinBackoff[min(try, len(rejoinBackoff)-1)]
-		if quick && try == 0 {
+		// The backoff grows with each round through the URLs: a node that
+		// cannot be reached (stopping) costs no more than the next one's
+		// try.
+		round := try / len(p.opt.Rejoin)
+		wait := rejoinBackoff[min(round, len(rejoinBackoff)-1)]
+		if quick && round == 0 {
 			// The server said to rejoin (its room moved, or it stops): at
 			// once, as the page does (web/src/net/socket.ts, soon).
 			wait = rejoinSoon

@@ -250,3 +250,30 @@ func TestRestoreCarriesTheRoundOn(t *testing.T) {
 		t.Fatalf("a wrong token: %v", e)
 	}
 }
+
+// TestCheckpointForHandover: Checkpoint writes a base entry at once, from
+// which Restore rebuilds the room: the node a room is handed to reads and
+// replays from there, not from the round's start.
+func TestCheckpointForHandover(t *testing.T) {
+	j := &memJournal{t: t, auto: true}
+	r, tr := newTestRoom(t, Config{Bots: 3, Journal: j})
+	hello(t, r, 1, &proto.Hello{Name: "ann"}, 0)
+	w := welcomeOf(t, tr, 1)
+	now := runUntil(t, r, 0, time.Minute, func() bool { return r.tl.Confirmed().Tick() > 120*5 })
+	n := len(j.entries)
+	r.Checkpoint()
+	if len(j.entries) != n+1 || j.entries[n].Kind != EntryBase || j.entries[n].RoundStart {
+		t.Fatalf("after Checkpoint: %d entries (was %d), last %+v", len(j.entries), n, j.entries[len(j.entries)-1])
+	}
+	es := j.fromLastBase()
+	if len(es) != 1 || es[0].Tick < r.tl.Confirmed().Tick()-120 {
+		t.Fatalf("the rebuild starts at tick %d with %d entries; confirmed %d", es[0].Tick, len(es), r.tl.Confirmed().Tick())
+	}
+	b, err := Restore("test", Config{Bots: 3}, 0, now, &testTransport{t: t}, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := b.members[int(w.Player)]; m == nil || m.name != "ann" {
+		t.Fatalf("ann's seat after the checkpoint's rebuild: %+v", m)
+	}
+}

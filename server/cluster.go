@@ -112,9 +112,13 @@ func (s *Server) join(c *conn, name string, hello *proto.Hello) *reason {
 	// room, a read that lags a write) settles within a few seconds: try
 	// again here before telling the player to, so that rejoining after a
 	// node died takes one click.
-	for wait := 100 * time.Millisecond; ; wait *= 2 {
+	// The waits grow from 50 ms by half each time (about 3 s in all): a
+	// room on its way to another node (a drain's handover) is there within
+	// a few hundred milliseconds, and a join should find it soon after.
+	start := time.Now()
+	for wait := 50 * time.Millisecond; ; wait += wait / 2 {
 		why := s.cl.join(c, name, hello)
-		if why != &reasonBusy || wait > 2*time.Second {
+		if why != &reasonBusy || time.Since(start) > 3*time.Second {
 			return why
 		}
 		time.Sleep(wait)
@@ -142,6 +146,11 @@ func (s *Server) leave(c *conn) {
 
 func (g *clusterNode) join(c *conn, name string, hello *proto.Hello) *reason {
 	s, node := g.s, g.node
+	if g.draining.Load() && c.hop == 0 {
+		// A join here would be cut again when this node stops: the
+		// player rejoins on another node at once (CloseShutdown).
+		return &reasonDrain
+	}
 	if node.Holds(name) && s.hasRoom(name) {
 		_, why := s.attach(c, name)
 		return why
@@ -234,6 +243,9 @@ func (s *Server) evict(name string, r reason) {
 	select {
 	case h.inbox <- inbound{fn: func(*room.Room) {
 		h.moved = r == reasonMoved // its history goes on elsewhere: leave it be
+		if h.moved {
+			h.room.Checkpoint() // where the next node starts from
+		}
 		for _, c := range h.conns {
 			c.close(r)
 		}
@@ -323,16 +335,31 @@ func (s *Server) Drain(ctx context.Context) {
 			break
 		}
 		late := ctx.Err() != nil
+		// The rooms whose history is replicated go on elsewhere now, all
+		// at once (each handover waits on its room's writer and on the
+		// other node).
+		var wg sync.WaitGroup
+		kept := make(chan *roomHost, len(hosts))
 		for _, h := range hosts {
-			// A room whose history is replicated goes on elsewhere now.
-			if h.hist != nil && !h.private {
-				if moved, err := g.handOver(h.name, nil); moved {
-					if err != nil {
-						s.log.Warn("cluster: handing a room over", "room", h.name, "err", err)
-					}
-					continue
-				}
+			if h.hist == nil || h.private {
+				kept <- h
+				continue
 			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				moved, err := g.handOver(h.name, nil)
+				if err != nil {
+					s.log.Warn("cluster: handing a room over", "room", h.name, "err", err)
+				}
+				if !moved {
+					kept <- h
+				}
+			}()
+		}
+		wg.Wait()
+		close(kept)
+		for h := range kept {
 			if late || !h.playing() {
 				s.evict(h.name, reasonDrain)
 				rctx, cancel := context.WithTimeout(context.Background(), time.Second)
