@@ -29,6 +29,7 @@ type SwarmOptions struct {
 	Idle       bool             // the players never press a key (see Options.Idle)
 	TurnEvery  [2]time.Duration // scripted turns instead of the bot (see Options.TurnEvery)
 	Fallback   time.Duration    // see Options.Fallback
+	Rejoin     []string         // see Options.Rejoin: the players come back by themselves through these
 	// Progress, when set, receives a line now and then.
 	Progress func(format string, args ...any)
 }
@@ -70,7 +71,7 @@ func Swarm(ctx context.Context, o SwarmOptions) (*Report, error) {
 	for i := range players {
 		opt := Options{URL: o.URL, Name: fmt.Sprintf("%s%d", o.Prefix, i+1), Seed: o.Seed + uint64(i)*7919 + 1,
 			BrakeEvery: o.BrakeEvery, MindReader: o.MindReader, Header: o.Header, Transport: o.Transport, Idle: o.Idle, TurnEvery: o.TurnEvery, Fallback: o.Fallback}
-		opt.Room = o.Room
+		opt.Room, opt.Rejoin = o.Room, o.Rejoin
 		if opt.Room == "" {
 			opt.Room = fmt.Sprintf("%s%d", o.RoomPrefix, i%o.Rooms+1)
 		}

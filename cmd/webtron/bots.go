@@ -57,6 +57,7 @@ func runBots(args []string) error {
 	turnEvery := fs.String("turn-every", "", "turn by a script instead of the bot: left and right alternately, every MIN-MAX (e.g. 400ms-1.2s) or every D, while alive (scripts/vs-armagetron.sh)")
 	churn := fs.Duration("churn", 0, "players come and go: each stays this long on average, is away up to as long, and comes back with its reconnect token or as a newcomer (0: everyone stays for --duration)")
 	origin := fs.String("origin", "", "Origin header to send (default: none, as a non-browser client)")
+	rejoin := fs.String("rejoin", "", "comma-separated server URLs (a cluster's nodes): a player whose connection drops, or whom the server tells to rejoin, comes back by itself through them in turn with its reconnect token, as a page does")
 	asJSON := fs.Bool("json", false, "print the report as JSON (pairs as in the lab's report)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process to the file")
 	if err := fs.Parse(args); err != nil {
@@ -68,6 +69,7 @@ func runBots(args []string) error {
 		}
 		return err
 	}
+	o.Rejoin = splitList(*rejoin)
 	switch {
 	case fs.NArg() > 0:
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
