@@ -125,3 +125,23 @@ func TestServerCloseNotice(t *testing.T) {
 		t.Fatalf("notices %+v, want one error with code %d and the server's text", notices, proto.CloseRoomFull)
 	}
 }
+
+// TestUpdateReturnsOutgoing: update and exchange return the messages queued
+// to send (an array, empty when there are none), as outgoing does, so that
+// the worker needs no second call per frame.
+func TestUpdateReturnsOutgoing(t *testing.T) {
+	if js.Global().Get("webtronCore").IsUndefined() {
+		c.install()
+	}
+	core := js.Global().Get("webtronCore")
+	opt := js.Global().Get("Object").New()
+	opt.Set("name", "tester")
+	opt.Set("room", "arena")
+	core.Call("start", opt)
+	for _, fn := range []string{"update", "exchange"} {
+		v := core.Call(fn, 0)
+		if !js.Global().Get("Array").Call("isArray", v).Bool() {
+			t.Fatalf("%s(0) returned %v, want an array of messages", fn, v)
+		}
+	}
+}

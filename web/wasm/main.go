@@ -10,9 +10,11 @@
 //	start({name, room, token?: Uint8Array, spectate, mindReader})  new session
 //	hello(nowMs) -> Uint8Array                  the first message for the socket
 //	receive(u8: Uint8Array, nowMs, arrivedMs) -> string|null   one binary message; error text
-//	update(nowMs)                               Session.Advance(nowMs), then Exchange at a fresh reading of
-//	                                            performance.now(): the simulation's own time is no network time
-//	exchange(nowMs)                             Session.Exchange alone: answers the server's ping at once, cheaply
+//	update(nowMs) -> Uint8Array[]               Session.Advance(nowMs), then Exchange at a fresh reading of
+//	                                            performance.now(): the simulation's own time is no network time;
+//	                                            returns the messages to send, drained (as outgoing)
+//	exchange(nowMs) -> Uint8Array[]             Session.Exchange alone: answers the server's ping at once, cheaply;
+//	                                            returns the messages to send, as update
 //	frame(out: Uint8Array|null) -> Uint8Array|null   the frame (webtron/web/view) of the last update,
 //	                                            written into out, or into a new larger array; null before Welcome
 //	started() -> bool                           the Welcome arrived
@@ -209,14 +211,14 @@ func (c *core) update(args []js.Value) any {
 		c.spent = (t1 - t0).Microseconds()
 		c.sess.Exchange(t1)
 	}
-	return nil
+	return c.outgoing(nil)
 }
 
 func (c *core) exchange(args []js.Value) any {
 	if c.sess != nil {
 		c.sess.Exchange(ms(args[0]))
 	}
-	return nil
+	return c.outgoing(nil)
 }
 
 func (c *core) started(_ []js.Value) any { return c.sess != nil && c.sess.Started() }

@@ -9,10 +9,11 @@ export interface Core {
   hello(nowMs: number): Uint8Array | null;
   /** One message that arrived at arrivedMs (the MessageEvent's timeStamp); returns the error text, or null. */
   receive(msg: Uint8Array, nowMs: number, arrivedMs: number): string | null;
-  /** Advances to nowMs (the clock, the simulation), then queues the pings and pongs to send, stamped with a fresh performance.now(). */
-  update(nowMs: number): void;
-  /** Answers the server's pings (and sends a ping of its own when due) without advancing: cheap. */
-  exchange(nowMs: number): void;
+  /** Advances to nowMs (the clock, the simulation), then queues the pings and pongs to send, stamped with a fresh
+   * performance.now(); returns what is queued to send, drained, as outgoing does. */
+  update(nowMs: number): Uint8Array[];
+  /** Answers the server's pings (and sends a ping of its own when due) without advancing: cheap. Returns what to send, as update. */
+  exchange(nowMs: number): Uint8Array[];
   /** Writes the frame of the last update into out, or into a new, larger
    * array when out is too small (or null); returns the array written, or
    * null before the Welcome. */

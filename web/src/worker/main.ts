@@ -134,8 +134,7 @@ class CoreWorker {
     // behind it (by a millisecond and more, measured). The rest waits for
     // the frame's update.
     if (data[0] === Msg.Ping && this.open) {
-      this.core.exchange(performance.now());
-      this.flush();
+      this.send(this.core.exchange(performance.now()));
     }
     // The server's reason for closing comes with an error; a chat line waits
     // for the next frame, whose header says so (a call into the core per
@@ -165,8 +164,7 @@ class CoreWorker {
       return false;
     }
     this.lastUpdate = now;
-    this.core.update(now);
-    this.flush();
+    this.send(this.core.update(now));
     return true;
   }
 
@@ -196,8 +194,13 @@ class CoreWorker {
   }
 
   private flush(): void {
+    this.send(this.core.outgoing());
+  }
+
+  /** send sends messages the core queued (update and exchange return theirs: one call into the core fewer). */
+  private send(msgs: Uint8Array[]): void {
     if (!this.conn) return;
-    for (const m of this.core.outgoing()) this.conn.send(m);
+    for (const m of msgs) this.conn.send(m);
   }
 
   private notices(): void {
