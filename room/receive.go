@@ -58,7 +58,9 @@ func (r *Room) ReceiveAt(c ConnID, msg proto.Message, arrived, now time.Duration
 		if !isPlayer {
 			return &proto.Error{Code: proto.CloseProtocol, Text: "spectators cannot propose events"}
 		}
+		seq0 := r.bcastSeq
 		r.propose(r.members[p], m, arrived, now)
+		r.rideHeartbeat(seq0)
 	case *proto.HashReport:
 		if isPlayer {
 			r.checkHash(c, p, m)

@@ -343,11 +343,7 @@ func (r *Room) NextTick() time.Duration { return r.epoch + time.Duration(r.auth.
 // every input against the tick it arrives in, as if the room ran every tick.
 func (r *Room) NextDue() time.Duration {
 	next := r.NextTick()
-	every := r.cfg.QuietHeartbeat
-	if r.inputsSinceHeartbeat() {
-		every = r.cfg.Heartbeat
-	}
-	due := min(r.lastHB+every, r.lastPolicy+r.cfg.Ping)
+	due := min(r.lastHB+r.heartbeatEvery(), r.lastPolicy+r.cfg.Ping)
 	if r.rttMoved {
 		due = next
 	}
