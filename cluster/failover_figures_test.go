@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -31,20 +30,7 @@ func TestFailoverFigures(t *testing.T) {
 	}
 	const rooms, humans = 30, 4
 	webtronBinary(t)
-	dir := t.TempDir()
-	ports := freePorts(t, 6)
-	var routes []string
-	for i := range 3 {
-		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", ports[3+i]))
-	}
-	nodes := make([]*node, 3)
-	for i := range nodes {
-		name := fmt.Sprintf("n%d", i+1)
-		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
-		nodes[i] = &node{addr: addr, proc: proc{t: t, name: name, log: filepath.Join(dir, name+".log"),
-			args: nodeArgs(name, addr, filepath.Join(dir, name), "--nats-cluster", fmt.Sprintf("127.0.0.1:%d", ports[3+i]),
-				"--nats-routes", strings.Join(routes, ","), "--bots", "4", "--seats", "8")}}
-	}
+	nodes := embeddedNodes(t, "--bots", "4", "--seats", "8")
 	c := &clusterRun{t: t, nodes: nodes}
 	c.rng = rand.New(rand.NewPCG(26, 26))
 	for _, n := range nodes {

@@ -41,11 +41,9 @@ const (
 	lobbyBound = 15 * time.Second
 )
 
-func TestClusterEmbedded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
-	webtronBinary(t)
+// embeddedNodes returns three nodes (not started) that each embed a NATS
+// server routed to the other two, with extra flags for every node.
+func embeddedNodes(t *testing.T, extra ...string) []*node {
 	dir := t.TempDir()
 	ports := freePorts(t, 6)
 	var routes []string
@@ -56,10 +54,19 @@ func TestClusterEmbedded(t *testing.T) {
 	for i := range nodes {
 		name := fmt.Sprintf("n%d", i+1)
 		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
+		args := append([]string{"--nats-cluster", fmt.Sprintf("127.0.0.1:%d", ports[3+i]), "--nats-routes", strings.Join(routes, ",")}, extra...)
 		nodes[i] = &node{addr: addr, proc: proc{t: t, name: name, log: filepath.Join(dir, name+".log"),
-			args: nodeArgs(name, addr, filepath.Join(dir, name), "--nats-cluster", fmt.Sprintf("127.0.0.1:%d", ports[3+i]),
-				"--nats-routes", strings.Join(routes, ","))}}
+			args: nodeArgs(name, addr, filepath.Join(dir, name), args...)}}
 	}
+	return nodes
+}
+
+func TestClusterEmbedded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	webtronBinary(t)
+	nodes := embeddedNodes(t)
 	c := &clusterRun{t: t, nodes: nodes, drain: true, leader: func(name string) *proc {
 		for _, n := range nodes {
 			if n.name == name {

@@ -3,9 +3,7 @@ package cluster_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,20 +23,7 @@ func TestClusterRollingRestart(t *testing.T) {
 		t.Skip("starts processes")
 	}
 	webtronBinary(t)
-	dir := t.TempDir()
-	ports := freePorts(t, 6)
-	var routes []string
-	for i := range 3 {
-		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", ports[3+i]))
-	}
-	nodes := make([]*node, 3)
-	for i := range nodes {
-		name := fmt.Sprintf("n%d", i+1)
-		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
-		nodes[i] = &node{addr: addr, proc: proc{t: t, name: name, log: filepath.Join(dir, name+".log"),
-			args: nodeArgs(name, addr, filepath.Join(dir, name), "--nats-cluster", fmt.Sprintf("127.0.0.1:%d", ports[3+i]),
-				"--nats-routes", strings.Join(routes, ","))}}
-	}
+	nodes := embeddedNodes(t)
 	c := &clusterRun{t: t, nodes: nodes, rng: rand.New(rand.NewPCG(26, 3))}
 	for _, n := range nodes {
 		n.start()
