@@ -149,10 +149,22 @@ func (p *proc) tail() string {
 		}
 	}
 	s := strings.Join(keep, "\n")
-	if len(s) > 8000 {
-		s = s[len(s)-8000:]
+	if len(s) <= 8000 {
+		return s
 	}
-	return s
+	// What went wrong is often early and the end is a drain's chatter:
+	// the warnings and errors first, then the end.
+	var bad []string
+	for _, l := range keep {
+		if strings.Contains(l, `"level":"WARN"`) || strings.Contains(l, `"level":"ERROR"`) {
+			bad = append(bad, l)
+		}
+	}
+	w := strings.Join(bad, "\n")
+	if len(w) > 4000 {
+		w = w[:4000]
+	}
+	return "warnings and errors:\n" + w + "\n... the end:\n" + s[len(s)-8000:]
 }
 
 // node is one webtron serve process of the cluster under test.
