@@ -3,6 +3,7 @@ package aamap
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -184,4 +185,18 @@ func FuzzParse(f *testing.F) {
 			s.Step(nil)
 		}
 	})
+}
+
+// TestStock lists the stock maps a server offers (`webtron serve --maps
+// all`): the ten of armagetronad-common, as resource paths Find resolves.
+func TestStock(t *testing.T) {
+	aamaptest.Paths(t)
+	got, err := Stock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Sorted(slices.Values(aamaptest.Stock))
+	if !slices.Equal(got, want) {
+		t.Fatalf("Stock() = %q, want %q", got, want)
+	}
 }

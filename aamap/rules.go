@@ -1,9 +1,13 @@
 package aamap
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"webtron/settings"
 	"webtron/sim"
@@ -31,6 +35,31 @@ func Find(name, dir string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%w: map file %s not found (looked in %v)", ErrMap, name, try)
+}
+
+// Stock lists the map files under ResourceDir (the files ending in
+// .aamap.xml) as resource paths, slash-separated and relative to it, in
+// sorted order: the maps a server can offer besides its MAP_FILE. Without
+// the directory (armagetronad-common not installed) there are none.
+func Stock() ([]string, error) {
+	var out []string
+	err := fs.WalkDir(os.DirFS(ResourceDir), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(p, ".aamap.xml") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) && len(out) == 0 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMap, err)
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // LoadInto plays the map file name (MAP_FILE; found by Find, relative to

@@ -21,6 +21,9 @@ type Options struct {
 	Name, Room string
 	Token      []byte // reconnect token from an earlier Welcome
 	Spectate   bool
+	// Map is the map a room this session opens plays (proto.Hello.Map): an
+	// id of the server's /api/maps; empty for the server's default.
+	Map string
 	// MindReader turns on negative input delay (netcode.md section 4): a turn
 	// is made at the moment its key went down (the measured input-queue
 	// latency before the press reached the session), a brake is backdated by
@@ -163,9 +166,9 @@ func New(opt Options) *Session {
 
 // Hello returns the first message to send.
 func (s *Session) Hello(now time.Duration) []byte {
-	b, err := proto.Marshal(&proto.Hello{Name: s.opt.Name, Room: s.opt.Room, Token: s.token, Spectate: s.opt.Spectate, ClientTime: us(now)})
+	b, err := proto.Marshal(&proto.Hello{Name: s.opt.Name, Room: s.opt.Room, Token: s.token, Spectate: s.opt.Spectate, ClientTime: us(now), Map: s.opt.Map})
 	if err != nil {
-		// Only an over-long name or room can fail: fall back to defaults.
+		// Only an over-long name, room or map can fail: fall back to defaults.
 		b, _ = proto.Marshal(&proto.Hello{Name: "Player", Room: "lobby", Spectate: s.opt.Spectate, ClientTime: us(now)})
 	}
 	s.hello, s.helloAt = b, now

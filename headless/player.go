@@ -25,6 +25,7 @@ type Options struct {
 	Name, Room string
 	Token      []byte // reconnect token from an earlier session
 	Spectate   bool
+	Map        string // the map a room this player opens plays (client.Options.Map)
 	Seed       uint64 // the bot's seed; also its key-press timing
 	MindReader bool
 	// BrakeEvery, when > 0, adds brake taps at this mean interval: bots turn
@@ -103,7 +104,7 @@ func Dial(ctx context.Context, opt Options) (*Player, error) {
 
 // hello starts a session on l with token and says hello on it.
 func (p *Player) hello(l link, url string, token []byte) error {
-	sess := client.New(client.Options{Name: p.opt.Name, Room: p.opt.Room, Token: token, Spectate: p.opt.Spectate, MindReader: p.opt.MindReader, Confirmed: p.opt.Confirmed})
+	sess := client.New(client.Options{Name: p.opt.Name, Room: p.opt.Room, Token: token, Spectate: p.opt.Spectate, Map: p.opt.Map, MindReader: p.opt.MindReader, Confirmed: p.opt.Confirmed})
 	drv := drive.New(sess, drive.Options{Seed: p.opt.Seed, BrakeEvery: p.opt.BrakeEvery, TurnEvery: p.opt.TurnEvery})
 	drv.Idle = p.opt.Idle
 	if err := l.write([][]byte{sess.Hello(p.now())}); err != nil {

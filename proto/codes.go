@@ -66,7 +66,7 @@ const (
 	CloseProtocol                   // the client sent a malformed or unexpected message
 	CloseVersion                    // the client speaks another protocol version
 	CloseRoomFull                   // the room has no free player slot
-	CloseBadName                    // the name or room name is not acceptable
+	CloseBadName                    // the name, room name or map is not acceptable
 	CloseNameTaken                  // another player in the room has that name
 	CloseBadToken                   // the reconnect token is unknown or expired
 	CloseReplaced                   // the same player connected again elsewhere

@@ -38,7 +38,7 @@ func maximal() []Message {
 	}
 	token := []byte(xs(MaxTokenLen))
 	return []Message{
-		&Hello{Name: xs(MaxNameLen), Room: xs(MaxRoomLen), Token: token, Spectate: true, ClientTime: math.MinInt64},
+		&Hello{Name: xs(MaxNameLen), Room: xs(MaxRoomLen), Token: token, Spectate: true, ClientTime: math.MinInt64, Map: xs(MaxMapLen)},
 		&Welcome{Player: 255, Spectator: true, Token: token, TickRate: MaxTickRate, Tick: math.MaxUint64,
 			ServerTime: math.MinInt64, ClientTime: math.MinInt64, History: hist, Roster: ro},
 		&Ping{ID: math.MaxUint32, Time: math.MinInt64},
@@ -79,7 +79,8 @@ func TestDecodeInvalid(t *testing.T) {
 		{"welcome v0", []byte{byte(TypeWelcome), 0}, ErrVersion, ""},
 		{"hello big version", cat([]byte{byte(TypeHello)}, uv(1<<40)), ErrVersion, ""},
 		{"bad utf8", []byte{byte(TypeChat), 0, 2, 0xff, 0xfe}, ErrInvalid, "proto: invalid message: chat text is not valid UTF-8"},
-		{"flag bits", []byte{byte(TypeHello), Version, 0, 0, 0, 2, 0}, ErrInvalid, ""},
+		{"flag bits", []byte{byte(TypeHello), Version, 0, 0, 0, 4, 0}, ErrInvalid, ""},
+		{"hello map flag without a map", []byte{byte(TypeHello), Version, 0, 0, 0, 2, 0, 0}, ErrInvalid, "proto: invalid message: hello map flag set without a map"},
 		{"roster flag bits", []byte{byte(TypeRoster), 0, 0, 0, 1, 0, 0, 8, 0, 0, 0, 0}, ErrInvalid, ""},
 		{"kind none", []byte{byte(TypeAccepted), 1, 1, 0, 0, 0, 0, 0}, ErrInvalid, ""},
 		{"kind unknown", []byte{byte(TypeAccepted), 1, 1, 0, 200, 0, 0, 0}, ErrInvalid, ""},

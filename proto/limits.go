@@ -31,6 +31,7 @@ const (
 	MaxNameLen        = 24      // player name, bytes of UTF-8
 	MaxRoomLen        = 32      // room name, bytes of UTF-8
 	MaxTokenLen       = 32      // reconnect token, opaque bytes
+	MaxMapLen         = 128     // map id (Hello), bytes of UTF-8
 	MaxChatLen        = 200     // chat text, bytes of UTF-8
 	MaxTextLen        = 200     // Error and Refused explanations, bytes of UTF-8
 	MaxSnapshotLen    = 1 << 20 // simulation snapshot in Welcome/Resync, bytes
@@ -120,7 +121,7 @@ var maxSizes = func() (s [typeEnd]int) {
 	history := u64 + u64 + str(MaxSnapshotLen) + list(MaxHistoryEvents, tickEvent)
 	roster := u64 + u8 + u32 + list(MaxRoster, rosterPlayer)
 
-	s[TypeHello] = 1 + version + str(MaxNameLen) + str(MaxRoomLen) + str(MaxTokenLen) + u8 + i64
+	s[TypeHello] = 1 + version + str(MaxNameLen) + str(MaxRoomLen) + str(MaxTokenLen) + u8 + i64 + str(MaxMapLen)
 	s[TypeWelcome] = 1 + version + u8 + u8 + str(MaxTokenLen) + ulen(MaxTickRate) +
 		u64 + i64 + i64 + history + roster
 	s[TypePing] = 1 + u32 + i64

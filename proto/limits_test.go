@@ -38,6 +38,8 @@ func limitCases() []limitCase {
 			"proto: room name too long (33 > 32 bytes)"},
 		{"hello token", MaxTokenLen, func(n int) Message { return &Hello{Token: []byte(xs(n))} },
 			"proto: reconnect token too long (33 > 32 bytes)"},
+		{"hello map", MaxMapLen, func(n int) Message { return &Hello{Map: xs(n)} },
+			"proto: map too long (129 > 128 bytes)"},
 		{"welcome token", MaxTokenLen, func(n int) Message { return &Welcome{TickRate: 60, Token: []byte(xs(n))} },
 			"proto: reconnect token too long (33 > 32 bytes)"},
 		{"welcome snapshot", MaxSnapshotLen, func(n int) Message {

@@ -47,6 +47,7 @@ func samples() []Message {
 	return []Message{
 		&Hello{Name: "Ada", Room: "main", ClientTime: 123456789},
 		&Hello{Name: "Grace", Room: "", Token: []byte{1, 2, 3}, Spectate: true, ClientTime: -1},
+		&Hello{Name: "Lin", Room: "sumo", ClientTime: 7, Map: "Z-Man/fortress/sumo_4x4-0.1.1.aamap.xml"},
 		&Welcome{Player: 3, Token: []byte("tok"), TickRate: 60, Tick: 1234, ServerTime: 5e9,
 			ClientTime: 123456789, History: h, Roster: ro},
 		&Welcome{Spectator: true, TickRate: 1},

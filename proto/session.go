@@ -14,6 +14,11 @@ type Hello struct {
 	// server advances it by the time it held the Hello (as a Pong reports
 	// a ping's hold), so that a slow join is no round trip.
 	ClientTime int64
+	// Map is the map a room opened by this Hello plays (an id of the
+	// server's GET /api/maps); empty: the server's default. A room that is
+	// open already keeps its own. It goes last, after flag bit 1, so that a
+	// Hello without one is encoded as before the field existed.
+	Map string
 }
 
 // Type returns TypeHello.
@@ -23,16 +28,26 @@ func (m *Hello) encode(w *writer) {
 	w.str("player name", m.Name, MaxNameLen)
 	w.str("room name", m.Room, MaxRoomLen)
 	w.bytes("reconnect token", m.Token, MaxTokenLen)
-	w.flags(m.Spectate)
+	w.flags(m.Spectate, m.Map != "")
 	w.varint(m.ClientTime)
+	if m.Map != "" {
+		w.str("map", m.Map, MaxMapLen)
+	}
 }
 
 func (m *Hello) decode(r *reader) {
 	m.Name = r.str("player name", MaxNameLen)
 	m.Room = r.str("room name", MaxRoomLen)
 	m.Token = r.bytes("reconnect token", MaxTokenLen)
-	m.Spectate = r.flags("hello flags", 1)&1 != 0
+	f := r.flags("hello flags", 2)
+	m.Spectate = f&1 != 0
 	m.ClientTime = r.varint("hello client time")
+	if f&2 != 0 {
+		// One encoding per Hello: a map flag says a map follows.
+		if m.Map = r.str("map", MaxMapLen); m.Map == "" && r.err == nil {
+			r.invalid("hello map flag set without a map")
+		}
+	}
 }
 
 // History is what a client needs to rebuild the room's state: a snapshot made

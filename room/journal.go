@@ -83,6 +83,7 @@ type Meta struct {
 	Seed     uint64 `json:"seed"`
 	Private  bool   `json:"private,omitempty"`
 	BotSkill int    `json:"bot_skill"`
+	Map      string `json:"map,omitempty"` // Config.Map: the map's id, for the room list (the map is in the state)
 	// Epoch is when the room's tick 0 was, as Unix nanoseconds on the
 	// writing node's clock (Config.EpochWall): a room rebuilt on another
 	// node runs on at the same ticks.
@@ -241,7 +242,7 @@ func (r *Room) journalBase() {
 	jn := &r.jn
 	tick, snap := r.tl.RoundStart()
 	e := &Entry{Kind: EntryBase, Tick: tick, State: snap, RoundStart: tick != jn.round, Seats: r.seatList(),
-		Meta: &Meta{Name: r.Name, Seed: r.cfg.Seed, Private: r.cfg.Private, BotSkill: r.cfg.BotSkill, Epoch: r.cfg.EpochWall}}
+		Meta: &Meta{Name: r.Name, Seed: r.cfg.Seed, Private: r.cfg.Private, BotSkill: r.cfg.BotSkill, Map: r.cfg.Map, Epoch: r.cfg.EpochWall}}
 	if !e.RoundStart {
 		e.Tick, e.State, _ = r.tl.JoinData()
 	}

@@ -66,6 +66,11 @@ type Config struct {
 	// refuses spectators, and a player without a reconnect token while
 	// another human holds a seat (connected, or expected back).
 	Private bool
+	// Map names the map Sim plays (the server's id for it, in its /api/maps);
+	// the room only keeps it in its journal (Meta), so that a room resumed
+	// elsewhere lists the same map. The map itself is in Sim, and so in
+	// every snapshot.
+	Map string
 	// Clock reads the time as the room's messages leave (the server's
 	// clock): a ping's send time and a pong's hold are stamped with it, not
 	// with the time Tick was given, which a wake-up that first runs the ticks

@@ -17,6 +17,7 @@ func (s *Server) routes() {
 	mux.HandleFunc("/ws", s.serveWS)
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.HandleFunc("GET /api/rooms", s.serveRooms)
+	mux.HandleFunc("GET /api/maps", s.serveMaps)
 	mux.HandleFunc("POST /api/practice", s.servePractice)
 	mux.HandleFunc("GET /api/replays", s.serveReplays)
 	mux.HandleFunc("GET /api/replays/{id}", s.serveReplay)
@@ -41,6 +42,10 @@ type RoomInfo struct {
 	Bots       int    `json:"bots"`
 	Spectators int    `json:"spectators"`
 	Node       string `json:"node,omitempty"` // the node that holds it (cluster only)
+	// Map is the map the room plays (its /api/maps id) and MapName its
+	// name; a cluster's other nodes do not say theirs.
+	Map     string `json:"map,omitempty"`
+	MapName string `json:"map_name,omitempty"`
 	cluster.RoomTeams
 	// Private marks a Practice room, which no listing shows; BotSkill is
 	// its bots' skill. Neither is in /api/rooms.
@@ -56,7 +61,7 @@ func (s *Server) Rooms() []RoomInfo {
 	for name, h := range s.rooms {
 		p := h.pop.Load()
 		list = append(list, RoomInfo{Name: name, Players: int(p.players), Bots: int(p.bots), Spectators: int(p.spectators), RoomTeams: p.teams,
-			Private: h.private, BotSkill: h.skill})
+			Map: h.mapID, MapName: h.mapName, Private: h.private, BotSkill: h.skill})
 	}
 	s.mu.Unlock()
 	slices.SortFunc(list, func(a, b RoomInfo) int { return strings.Compare(a.Name, b.Name) })

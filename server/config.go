@@ -91,6 +91,18 @@ type Config struct {
 	// Rules, when set, replaces Armagetron's default rules (arena size,
 	// speeds, round timings); its TickRate is replaced by TickRate.
 	Rules *sim.Config
+	// MapFile is the map file Rules plays (MAP_FILE, as found), which
+	// names the default in GET /api/maps; "" with a Rules.Map names it
+	// "default".
+	MapFile string
+	// Maps are the stock maps a player opening a room may choose besides
+	// the default (GET /api/maps): resource paths under aamap.ResourceDir
+	// (aamap.Stock lists them), each played over MapRules with its own
+	// settings, as MAP_FILE is. None: every room plays the default.
+	Maps []string
+	// MapRules are the rules the maps of Maps play over: Rules before
+	// MAP_FILE applied its map and settings (nil: Rules without its map).
+	MapRules *sim.Config
 	// Cluster, when set, makes this server one node of many sharing a
 	// lobby (server/cluster.go); nil is a single node without NATS.
 	// Its Logger, OnLost and Status are the server's own.

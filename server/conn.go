@@ -82,7 +82,10 @@ type conn struct {
 	up       *upstream    // instead of host: the proxy to another node's room (cluster.go)
 	hop      int          // nodes this join came through (cluster.go's hopHeader)
 	remote   string       // the client's address, passed on by the proxy
-	finished chan struct{}
+	// mapChoice is the map its Hello asked for (nil: the default), which
+	// a room this connection opens plays; set by the reader before the join.
+	mapChoice *roomMap
+	finished  chan struct{}
 }
 
 func newConn(s *Server, ws *websocket.Conn, raw net.Conn) *conn {

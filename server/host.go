@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
 	"runtime/debug"
 	"sync/atomic"
@@ -66,6 +67,8 @@ type roomHost struct {
 	// out of the lobby, and its bots have the skill it was asked for.
 	private bool
 	skill   int
+	// The map the room plays (its /api/maps id and name), for the room list.
+	mapID, mapName string
 
 	// Guarded by srv.mu: connections attached (including joins in flight);
 	// reclaimed marks a host removed from srv.rooms.
@@ -156,9 +159,11 @@ func (h *roomHost) teams() cluster.RoomTeams {
 const dumpEvery = 10 * time.Second
 
 // newRoomHost makes room name's host: a public room, or with practice > 0
-// a private one for one player against bots of that skill (at least one).
-func newRoomHost(s *Server, name string, seed uint64, practice int) (*roomHost, error) {
+// a private one for one player against bots of that skill (at least one),
+// playing map mp.
+func newRoomHost(s *Server, name string, seed uint64, practice int, mp *roomMap) (*roomHost, error) {
 	h, cfg := s.hostFor(name, seed, practice)
+	cfg.Sim, cfg.Map, h.mapID, h.mapName = mp.rules, mp.info.ID, mp.info.ID, mp.info.Name
 	h.epoch = s.now()
 	s.openJournal(h, &cfg, cluster.Chain{})
 	r, err := room.New(name, cfg, h.epoch, h)
@@ -181,6 +186,11 @@ func restoreRoomHost(s *Server, name string, entries []*room.Entry, chain cluste
 	}
 	h, cfg := s.hostFor(name, meta.Seed, 0)
 	cfg.Private, cfg.BotSkill, h.private, h.skill = meta.Private, meta.BotSkill, meta.Private, meta.BotSkill
+	// The map itself is in the journal's snapshot, with the rest of the
+	// rules; its id names it in the room list (a journal of before maps
+	// per room has none: the default).
+	cfg.Map, h.mapID = meta.Map, cmp.Or(meta.Map, s.maps[0].info.ID)
+	h.mapName = s.mapName(h.mapID)
 	now := s.now()
 	h.epoch = now - time.Duration(time.Now().UnixNano()-meta.Epoch)
 	s.openJournal(h, &cfg, chain)

@@ -46,7 +46,8 @@ var reasonPracticeGone = reason{label: "practice_gone", code: proto.CloseBadName
 
 // practiceRequest is /api/practice's body.
 type practiceRequest struct {
-	Skill *int `json:"skill"`
+	Skill *int   `json:"skill"`
+	Map   string `json:"map"` // an id of /api/maps; "" the default
 }
 
 // practiceAnswer is /api/practice's answer: the room to join.
@@ -55,8 +56,9 @@ type practiceAnswer struct {
 	Skill int    `json:"skill"`
 }
 
-// servePractice is POST /api/practice {"skill": 1..100}: it opens a
-// Practice room and answers 201 {"room": NAME, "skill": N}. Only a page of
+// servePractice is POST /api/practice {"skill": 1..100, "map": ID}: it
+// opens a Practice room (on that map of /api/maps, optional) and answers
+// 201 {"room": NAME, "skill": N}. Only a page of
 // this server's origin (or an --origin) may ask, in JSON, which a form of
 // another site cannot send without a preflight that is never answered; the
 // address's room quota answers 429, a full or closing server 503.
@@ -76,7 +78,12 @@ func (s *Server) servePractice(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, fmt.Sprintf("skill %d is not %d..%d", k, bot.MinSkill, bot.MaxSkill))
 		return
 	}
-	name, why := s.openPractice(r, *req.Skill)
+	mp := s.mapFor(req.Map)
+	if mp == nil {
+		fail(http.StatusBadRequest, reasonBadMap(req.Map).text)
+		return
+	}
+	name, why := s.openPractice(r, *req.Skill, mp)
 	if why != nil {
 		status := http.StatusServiceUnavailable
 		if why == &reasonAddrRooms {
@@ -92,10 +99,10 @@ func (s *Server) servePractice(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(practiceAnswer{Room: name, Skill: *req.Skill})
 }
 
-// openPractice opens a Practice room of skill for the client of r; in a
-// cluster it takes the room's lease first, so that the join, wherever it
-// lands, comes here.
-func (s *Server) openPractice(r *http.Request, skill int) (string, *reason) {
+// openPractice opens a Practice room of skill on map mp for the client of
+// r; in a cluster it takes the room's lease first, so that the join,
+// wherever it lands, comes here.
+func (s *Server) openPractice(r *http.Request, skill int, mp *roomMap) (string, *reason) {
 	name := practiceName()
 	s.mu.Lock()
 	if s.closing {
@@ -106,7 +113,7 @@ func (s *Server) openPractice(r *http.Request, skill int) (string, *reason) {
 		s.mu.Unlock()
 		return "", &reasonDrain
 	}
-	_, why := s.openRoom(name, addrKey(s.clientAddr(r)), skill)
+	_, why := s.openRoom(name, addrKey(s.clientAddr(r)), skill, mp)
 	s.mu.Unlock()
 	if why != nil || s.cl == nil {
 		return name, why

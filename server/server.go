@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -44,6 +45,7 @@ type Server struct {
 	nextSeed   uint64
 	cl         *clusterNode // nil for a single node (cluster.go)
 	clientErrs *clientErrorLimits
+	maps       []roomMap // what a new room may play, the default first (maps.go)
 }
 
 // New makes a server from cfg (see Config.Defaults).
@@ -51,9 +53,16 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.Defaults(); err != nil {
 		return nil, err
 	}
+	maps, warnings, err := loadMaps(&cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	for _, w := range warnings {
+		cfg.Logger.Warn("server: map settings", "warning", w)
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, start: time.Now(), rooms: map[string]*roomHost{},
 		conns: map[*conn]struct{}{}, nextSeed: cfg.Seed, closed: make(chan struct{}),
-		addrConns: map[netip.Prefix]int{}, roomQuotas: map[netip.Prefix]*roomQuota{}}
+		addrConns: map[netip.Prefix]int{}, roomQuotas: map[netip.Prefix]*roomQuota{}, maps: maps}
 	s.metrics = newMetrics(s)
 	s.clientErrs = newClientErrorLimits(s.now)
 	s.quic = newQUICGate(&s.cfg, s.metrics)
@@ -131,7 +140,8 @@ func (s *Server) roomConfig(seed uint64) room.Config {
 }
 
 // attach finds or makes the room called name and counts c in it. The count
-// keeps the room from being reclaimed while the join is on its way.
+// keeps the room from being reclaimed while the join is on its way. A room
+// it makes plays the map c's Hello chose (conn.mapChoice).
 func (s *Server) attach(c *conn, name string) (*roomHost, *reason) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -144,7 +154,7 @@ func (s *Server) attach(c *conn, name string) (*roomHost, *reason) {
 	}
 	if h == nil {
 		var why *reason
-		if h, why = s.openRoom(name, c.addr, 0); why != nil {
+		if h, why = s.openRoom(name, c.addr, 0, c.mapChoice); why != nil {
 			return nil, why
 		}
 	}
@@ -155,8 +165,9 @@ func (s *Server) attach(c *conn, name string) (*roomHost, *reason) {
 
 // openRoom opens room name for a client at addr, spending one of the
 // address's new rooms: a public room, or with practice > 0 a private one
-// whose bots have that skill (/api/practice). Called with s.mu held.
-func (s *Server) openRoom(name string, addr netip.Prefix, practice int) (*roomHost, *reason) {
+// whose bots have that skill (/api/practice), playing map mp (nil: the
+// default). Called with s.mu held.
+func (s *Server) openRoom(name string, addr netip.Prefix, practice int, mp *roomMap) (*roomHost, *reason) {
 	if len(s.rooms) >= s.cfg.MaxRooms {
 		return nil, &reasonRooms
 	}
@@ -164,7 +175,10 @@ func (s *Server) openRoom(name string, addr netip.Prefix, practice int) (*roomHo
 		return nil, &reasonAddrRooms
 	}
 	s.nextSeed++
-	h, err := newRoomHost(s, name, s.nextSeed*0x9e3779b97f4a7c15, practice)
+	if mp == nil {
+		mp = &s.maps[0]
+	}
+	h, err := newRoomHost(s, name, s.nextSeed*0x9e3779b97f4a7c15, practice, mp)
 	if err != nil {
 		s.log.Error("server: cannot make room", "room", name, "err", err)
 		r := reason{label: "room_error", text: "cannot make the room", status: 1011, tell: true}
@@ -176,7 +190,7 @@ func (s *Server) openRoom(name string, addr netip.Prefix, practice int) (*roomHo
 		defer s.roomWG.Done()
 		h.run()
 	}()
-	s.log.Info("server: room opened", "room", name, "practice", practice)
+	s.log.Info("server: room opened", "room", name, "practice", practice, "map", mp.info.ID)
 	return h, nil
 }
 

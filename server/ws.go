@@ -117,6 +117,10 @@ func (s *Server) readLoop(c *conn) {
 				return
 			}
 			h.Room = name
+			if c.mapChoice = s.mapFor(h.Map); c.mapChoice == nil {
+				c.close(reasonBadMap(h.Map))
+				return
+			}
 			if why := s.join(c, name, h); why != nil {
 				c.close(*why)
 				return

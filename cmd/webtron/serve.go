@@ -26,6 +26,7 @@ import (
 	"webtron/clock"
 	"webtron/server"
 	"webtron/settings"
+	"webtron/sim"
 	"webtron/web"
 )
 
@@ -38,6 +39,8 @@ func init() {
 type serveFlags struct {
 	addr, charity, rule, data, origin string
 	pprof, settings, mapFile          string
+	maps                              string      // --maps: all, none or resource paths
+	mapRules                          *sim.Config // the rules before MAP_FILE, which --maps' maps play over
 	tlsCert, tlsKey                   string
 	webtransport                      bool
 	tickRate                          int64
@@ -107,9 +110,10 @@ func (f *serveFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.StringVar(&f.tlsKey, "tls-key", "", "key of --tls-cert (PEM)")
 	fs.StringVar(&f.settings, "settings", "", "Armagetron-format settings file (`webtron settings` lists them); flags given explicitly win over its TICK_RATE, BOTS, SEATS, MAX_CLIENTS, AI_IQ")
 	fs.StringVar(&f.mapFile, "map-file", "", "Armagetron map to play (MAP_FILE; wins over the settings file's): a path, or a resource path under "+aamap.ResourceDir+" such as Z-Man/fortress/sumo_4x4-0.1.1.aamap.xml")
+	fs.StringVar(&f.maps, "maps", "all", "maps a player opening a room may choose besides --map-file (GET /api/maps): all (every one under "+aamap.ResourceDir+"), none, or comma-separated resource paths")
 	fs.DurationVar(&f.replayKeep, "replay-keep", server.DefaultReplayKeep, "delete replays and desync dumps older than this")
 	fs.Int64Var(&f.replayMaxBytes, "replay-max-bytes", server.DefaultReplayMaxBytes, "delete the oldest replays and dumps beyond this many bytes in all")
-	env := map[string]string{"settings": "WEBTRON_SETTINGS", "map-file": "WEBTRON_MAP_FILE", "addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
+	env := map[string]string{"settings": "WEBTRON_SETTINGS", "map-file": "WEBTRON_MAP_FILE", "maps": "WEBTRON_MAPS", "addr": "WEBTRON_ADDR", "tick-rate": "WEBTRON_TICK_RATE", "charity": "WEBTRON_CHARITY",
 		"charity-cap": "WEBTRON_CHARITY_CAP", "charity-rule": "WEBTRON_CHARITY_RULE", "bots": "WEBTRON_BOTS", "bot-skill": "WEBTRON_BOT_SKILL",
 		"seats": "WEBTRON_SEATS", "max-rooms": "WEBTRON_MAX_ROOMS", "max-players": "WEBTRON_MAX_PLAYERS",
 		"data": "WEBTRON_DATA", "origin": "WEBTRON_ORIGIN", "pprof": "WEBTRON_PPROF",
@@ -218,8 +222,11 @@ func parseServe(args []string) (server.Config, serveOptions, error) {
 	}
 	opt := serveOptions{addr: f.addr, pprof: f.pprof, webtransport: f.webtransport, drain: cf.drain}
 	if file != nil {
-		cfg.Rules = &file.Sim
+		cfg.Rules, cfg.MapFile, cfg.MapRules = &file.Sim, file.MapFile, f.mapRules
 		opt.warnings = file.Warnings
+	}
+	if cfg.Maps, err = f.mapList(); err != nil {
+		return server.Config{}, serveOptions{}, err
 	}
 	return cfg, opt, nil
 }
@@ -273,6 +280,8 @@ func (f *serveFlags) applyMap(file *settings.File) error {
 	if name == "" {
 		return nil
 	}
+	base := file.Sim
+	f.mapRules = &base
 	path, warnings, err := aamap.LoadInto(&file.Sim, name, dir)
 	if err != nil {
 		return fmt.Errorf("MAP_FILE: %w", err)
@@ -280,6 +289,27 @@ func (f *serveFlags) applyMap(file *settings.File) error {
 	file.MapFile = path
 	file.Warnings = append(file.Warnings, warnings...)
 	return nil
+}
+
+// mapList reads --maps: the stock maps a new room may play.
+func (f *serveFlags) mapList() ([]string, error) {
+	switch v := strings.TrimSpace(f.maps); v {
+	case "all":
+		maps, err := aamap.Stock()
+		if err != nil {
+			return nil, fmt.Errorf("--maps all: %w", err)
+		}
+		return maps, nil
+	case "none", "":
+		return nil, nil
+	}
+	var out []string
+	for _, m := range strings.Split(f.maps, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // runServe runs the game server until SIGINT or SIGTERM, then closes every

@@ -7,7 +7,7 @@
 // input events; it calls the functions this program installs as
 // globalThis.webtronCore (see web/src/core/core.ts for the typed side):
 //
-//	start({name, room, token?: Uint8Array, spectate, mindReader})  new session
+//	start({name, room, token?: Uint8Array, spectate, mindReader, map?})  new session
 //	hello(nowMs) -> Uint8Array                  the first message for the socket
 //	receive(u8: Uint8Array, nowMs, arrivedMs) -> string|null   one binary message; error text
 //	update(nowMs) -> Uint8Array[]               Session.Advance(nowMs), then Exchange at a fresh reading of
@@ -105,6 +105,9 @@ func (c *core) start(args []js.Value) any {
 		Room:       o.Get("room").String(),
 		Spectate:   o.Get("spectate").Truthy(),
 		MindReader: o.Get("mindReader").Truthy(),
+	}
+	if m := o.Get("map"); m.Type() == js.TypeString {
+		opt.Map = m.String()
 	}
 	if t := o.Get("token"); t.Type() == js.TypeObject && t.Length() > 0 {
 		opt.Token = make([]byte, t.Length())
