@@ -37,6 +37,8 @@ export interface GameOptions {
   room: string;
   spectate: boolean;
   mindReader: boolean;
+  /** The map a room this join opens plays (an /api/maps id); "" the server's default. */
+  map: string;
 }
 
 /** A spectator's tab hidden this long lets go of its connection until it is
@@ -161,7 +163,7 @@ export class Game implements InputSink {
     const o = this.opt;
     const token = o.spectate ? null : loadToken(o.room, o.name);
     this.seatToken = token;
-    this.remote.start({ name: o.name, room: o.room, token, spectate: o.spectate, mindReader: o.mindReader }, wsURL(), {
+    this.remote.start({ name: o.name, room: o.room, token, spectate: o.spectate, mindReader: o.mindReader, map: o.map }, wsURL(), {
       frame: (buf, work, recv) => this.draw(buf, work, recv),
       info: (json) => {
         const t0 = performance.now();

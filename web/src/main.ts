@@ -1,16 +1,17 @@
 // Entry point: the lobby, a room or a replay. The URL says which: / is the
-// lobby, /?room=NAME&name=PLAYER a room (add &spectate=1 to watch,
-// &mindreader=0 to turn negative input delay off), /replay/ID a recorded
-// round (?t=SECONDS&follow=NAME). Joining from the lobby pushes the room's
-// URL, so the browser's Back button returns to the lobby and Forward goes
-// back in; a reload joins the room in the URL again, and the reconnect token
-// this browser keeps (localStorage, src/net/token.ts) resumes the same player.
+// lobby, /?room=NAME&name=PLAYER a room (add &spectate=1 to watch, &map=ID
+// for the map of a room the join opens, &mindreader=0 to turn negative
+// input delay off), /replay/ID a recorded round (?t=SECONDS&follow=NAME).
+// Joining from the lobby pushes the room's URL, so the browser's Back button
+// returns to the lobby and Forward goes back in; a reload joins the room in
+// the URL again, and the reconnect token this browser keeps (localStorage,
+// src/net/token.ts) resumes the same player.
 import { Remote, type WorkerFailure } from "./core/remote";
 import { type FatalKind, hideFatal, showFatal } from "./fatal";
 import type { Game } from "./game";
 import { installHook } from "./hook";
 import { $ } from "./hud/dom";
-import { clip, type JoinRequest, Lobby, MAX_NAME, MAX_ROOM, randomName } from "./hud/lobby";
+import { clip, type JoinRequest, Lobby, MAX_MAP, MAX_NAME, MAX_ROOM, randomName } from "./hud/lobby";
 import { Sound } from "./hud/sound";
 import type { Renderer } from "./render/renderer";
 import { webglProblem } from "./render/webgl";
@@ -58,7 +59,10 @@ function requestFromURL(): JoinRequest | null {
   if (!room) return null;
   const name = clip(params.get("name") ?? localStorage.getItem("webtron.name") ?? "", MAX_NAME) || randomName();
   const spectate = params.has("spectate") && params.get("spectate") !== "0";
-  return { room, name, spectate };
+  // The map chosen for the room stays in its URL: a reload after the room
+  // closed opens it again on the same map.
+  const map = clip(params.get("map") ?? "", MAX_MAP);
+  return { room, name, spectate, map };
 }
 
 /** replayFromURL returns the replay the URL names, or null. */
@@ -74,6 +78,7 @@ function replayFromURL(): { id: string; opt: ReplayOptions } | null {
 function roomURL(r: JoinRequest): string {
   const q = new URLSearchParams({ room: r.room, name: r.name });
   if (r.spectate) q.set("spectate", "1");
+  if (r.map) q.set("map", r.map);
   // Settings for testing stay with the room's URL (a reload keeps them).
   for (const k of ["mindreader", "transport"]) {
     const v = new URLSearchParams(location.search).get(k);

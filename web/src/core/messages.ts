@@ -66,6 +66,8 @@ export interface StartOptions {
   token: Uint8Array | null;
   spectate: boolean;
   mindReader: boolean;
+  /** The map a room this join opens plays (an /api/maps id); "" the server's default. */
+  map: string;
 }
 
 /** A chat line (code = sender id) or the server's reason for closing (code = proto.CloseCode). */

@@ -1,5 +1,7 @@
-// The landing page: name, room list, room name, Play and Spectate, and
-// Practice against bots of a chosen skill in a room of one's own.
+// The landing page: name, room list, room name and the map of a room one
+// opens, Play and Spectate, and Practice against bots of a chosen skill in a
+// room of one's own.
+import { fetchMaps, type MapSummary, mapDetails, mapLabel } from "../net/maps";
 import { openPractice, PRACTICE_LEVELS } from "../net/practice";
 import { fetchRooms, type RoomSummary } from "../net/rooms";
 import { teamCSS, teamName } from "../render/palette";
@@ -10,14 +12,20 @@ export interface JoinRequest {
   name: string;
   room: string;
   spectate: boolean;
+  /** The map of the room if this join opens it (an /api/maps id); "" the server's default. */
+  map: string;
 }
 
 const NAME_KEY = "webtron.name";
 /** The Practice level last chosen (its skill); Novice until then. */
 const SKILL_KEY = "webtron.practiceSkill";
+/** The map last chosen (its /api/maps id). */
+const MAP_KEY = "webtron.map";
 /** proto.MaxNameLen (bytes; ASCII names fill it exactly). */
 export const MAX_NAME = 24;
 export const MAX_ROOM = 32;
+/** proto.MaxMapLen. */
+export const MAX_MAP = 128;
 
 /** randomName is the name of a player who typed none. */
 export function randomName(): string {
@@ -40,6 +48,12 @@ export class Lobby {
   private readonly name = $<HTMLInputElement>("name");
   private readonly room = $<HTMLInputElement>("room");
   private readonly list = $("rooms");
+  private readonly mapSelect = $<HTMLSelectElement>("map");
+  private readonly mapNote = $("map-note");
+  /** The server's maps (the default first), once loaded. */
+  private maps: MapSummary[] = [];
+  /** The rooms of the last refresh, which say whether the Room field names an open room. */
+  private rooms: RoomSummary[] = [];
   private readonly msg = $("lobby-msg");
   private timer = 0;
   /** Rows of the room list by room name, updated in place: a list rebuilt
@@ -62,6 +76,56 @@ export class Lobby {
     $("open-settings").addEventListener("click", () => settingsPanel().openPanel());
     this.levels();
     $("practice").addEventListener("click", () => void this.practice());
+    this.mapSelect.addEventListener("change", () => localStorage.setItem(MAP_KEY, this.mapSelect.value));
+    this.room.addEventListener("input", () => this.noteMap());
+  }
+
+  /** loadMaps fills the map choice from the server's list, the last choice selected; once. */
+  private async loadMaps(): Promise<void> {
+    if (this.maps.length > 0) return;
+    try {
+      this.maps = await fetchMaps();
+    } catch {
+      this.maps = [];
+    }
+    const options = this.maps.map((m) => {
+      const o = document.createElement("option");
+      o.value = m.id;
+      o.textContent = mapLabel(m);
+      o.title = mapDetails(m);
+      return o;
+    });
+    if (options.length === 0) {
+      const o = document.createElement("option");
+      o.value = "";
+      o.textContent = "the server's default";
+      options.push(o);
+    }
+    this.mapSelect.replaceChildren(...options);
+    const saved = localStorage.getItem(MAP_KEY);
+    if (saved && this.maps.some((m) => m.id === saved)) this.mapSelect.value = saved;
+    this.noteMap();
+  }
+
+  /** chosenMap is the map to ask for: "" for the server's default. */
+  private chosenMap(): string {
+    const m = this.maps.find((m) => m.id === this.mapSelect.value);
+    return m && !m.isDefault ? m.id : "";
+  }
+
+  /** mapName names a room's map: its name, or the list's name for its id. */
+  private mapName(r: RoomSummary): string {
+    return r.mapName || this.maps.find((m) => m.id === r.map)?.name || r.map;
+  }
+
+  /** noteMap says so when the Room field names an open room: it keeps its own map, whatever the choice. */
+  private noteMap(): void {
+    const name = clip(this.room.value, MAX_ROOM) || "arena";
+    const open = this.rooms.find((r) => r.name === name);
+    this.mapSelect.disabled = open !== undefined;
+    const text = open ? `${open.name} is open${open.map ? ` on ${this.mapName(open)}` : ""}: you join it as it is.` : "";
+    this.mapNote.hidden = text === "";
+    if (this.mapNote.textContent !== text) this.mapNote.textContent = text;
   }
 
   /** levels fills the Practice selector, the last choice checked. */
@@ -95,14 +159,14 @@ export class Lobby {
     this.asking = true;
     let room: string;
     try {
-      room = await openPractice(skill);
+      room = await openPractice(skill, this.chosenMap());
     } catch (e) {
       this.show(e instanceof Error ? e.message : String(e));
       return;
     } finally {
       this.asking = false;
     }
-    if (!this.root.hidden) this.join({ name, room, spectate: false });
+    if (!this.root.hidden) this.join({ name, room, spectate: false, map: "" });
   }
 
   show(message = ""): void {
@@ -111,6 +175,7 @@ export class Lobby {
     if (!this.root.hidden) return;
     this.root.hidden = false;
     if (!this.room.value) this.room.value = "arena";
+    void this.loadMaps();
     void this.refresh();
     clearInterval(this.timer);
     this.timer = window.setInterval(() => void this.refresh(), 3000);
@@ -129,7 +194,7 @@ export class Lobby {
     const name = clip(this.name.value, MAX_NAME) || randomName();
     const room = clip(this.room.value, MAX_ROOM) || "arena";
     localStorage.setItem(NAME_KEY, name);
-    this.join({ name, room, spectate });
+    this.join({ name, room, spectate, map: this.chosenMap() });
   }
 
   private async refresh(): Promise<void> {
@@ -137,9 +202,13 @@ export class Lobby {
     try {
       rooms = await fetchRooms();
     } catch {
+      this.rooms = [];
+      this.noteMap();
       this.hint("Room list unavailable: type a room name to create or join it.");
       return;
     }
+    this.rooms = rooms;
+    this.noteMap();
     if (rooms.length === 0) {
       this.hint("No rooms yet: name one and press Play to open it.");
       return;
@@ -147,7 +216,7 @@ export class Lobby {
     if (!this.table) {
       this.table = el("table");
       const head = el("tr");
-      head.append(el("th", "Room"), el("th", "Players"), el("th", "Bots"), el("th", "Watching"), el("th", "Mode"), el("th", "Server", "node"), el("th"));
+      head.append(el("th", "Room"), el("th", "Map"), el("th", "Players"), el("th", "Bots"), el("th", "Watching"), el("th", "Mode"), el("th", "Server", "node"), el("th"));
       this.table.append(head);
       this.list.replaceChildren(this.table);
     }
@@ -156,11 +225,12 @@ export class Lobby {
     for (const r of rooms) {
       seen.add(r.name);
       const row = this.rows.get(r.name) ?? this.addRow(r.name);
-      const values = [String(r.players), String(r.bots), String(r.spectators), "", r.node];
+      const values = [this.mapName(r), String(r.players), String(r.bots), String(r.spectators), "", r.node];
       values.forEach((v, i) => {
         if (i !== MODE && row.cells[i].textContent !== v) row.cells[i].textContent = v;
       });
       showMode(row.cells[MODE], r);
+      row.cells[MAP].title = r.map;
       // The server's order (by name); a row already in place is not moved.
       if (row.tr.previousElementSibling !== prev) prev?.after(row.tr);
       prev = row.tr;
@@ -182,6 +252,7 @@ export class Lobby {
     tr.dataset.room = name;
     tr.addEventListener("click", () => {
       this.room.value = name;
+      this.noteMap();
     });
     const go = el("button", "Join", "small join");
     go.setAttribute("type", "button");
@@ -190,7 +261,7 @@ export class Lobby {
       this.room.value = name;
       this.submit(false);
     });
-    const cells = [el("td"), el("td"), el("td"), el("td", "", "mode"), el("td", "", "node")];
+    const cells = [el("td", "", "map"), el("td"), el("td"), el("td"), el("td", "", "mode"), el("td", "", "node")];
     const td = el("td");
     td.append(go);
     tr.append(el("td", name, "rname"), ...cells, td);
@@ -206,8 +277,9 @@ export class Lobby {
   }
 }
 
-/** The Mode cell's index among a row's cells. */
-const MODE = 3;
+/** The Map and Mode cells' indices among a row's cells. */
+const MAP = 0;
+const MODE = 4;
 
 /**
  * showMode fills a room's Mode cell: "FFA", or "Teams 3v3" with a chip per

@@ -10,14 +10,14 @@ export const PRACTICE_LEVELS: readonly { name: string; skill: number }[] = [
   { name: "Hard", skill: 100 },
 ];
 
-/** openPractice asks for a Practice room at skill and returns its name; an Error says why not, in words for the player. */
-export async function openPractice(skill: number): Promise<string> {
+/** openPractice asks for a Practice room at skill on map (an /api/maps id; "" the default) and returns its name; an Error says why not, in words for the player. */
+export async function openPractice(skill: number, map = ""): Promise<string> {
   let resp: Response;
   try {
     resp = await fetch("/api/practice", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ skill }),
+      body: JSON.stringify(map ? { skill, map } : { skill }),
       cache: "no-store",
     });
   } catch {

@@ -7,6 +7,9 @@ export interface RoomSummary {
   spectators: number;
   /** The server node hosting the room; empty on a single server. */
   node: string;
+  /** The map the room plays: its /api/maps id and name (empty for another node's room). */
+  map: string;
+  mapName: string;
   /** "teams" or "ffa" (every one for themselves), by the room's current settings set; "" unknown. */
   mode: string;
   /** TEAM_MAX_PLAYERS of that set. */
@@ -38,6 +41,8 @@ export async function fetchRooms(): Promise<RoomSummary[]> {
       bots: Number(r["bots"] ?? 0),
       spectators: Number(r["spectators"] ?? 0),
       node: String(r["node"] ?? ""),
+      map: String(r["map"] ?? ""),
+      mapName: String(r["map_name"] ?? ""),
       mode: String(r["mode"] ?? ""),
       teamMax: Number(r["team_max_players"] ?? 0),
       teamSize: Number(r["team_size"] ?? 0),
