@@ -115,10 +115,10 @@ code{color:#6cf}</style></head><body>
 <p>The game server is running. The browser client is not built into this binary;
 clients connect over WebSocket at <code>/ws</code>.</p>
 <h2>Rooms</h2>
-{{if .}}<table><tr><th>Room</th><th>Players</th><th>Bots</th><th>Spectators</th></tr>
-{{range .}}<tr><td>{{.Name}}</td><td>{{.Players}}</td><td>{{.Bots}}</td><td>{{.Spectators}}</td></tr>
+{{if .}}<table><tr><th>Room</th><th>Map</th><th>Players</th><th>Bots</th><th>Spectators</th></tr>
+{{range .}}<tr><td>{{.Name}}</td><td>{{.MapName}}</td><td>{{.Players}}</td><td>{{.Bots}}</td><td>{{.Spectators}}</td></tr>
 {{end}}</table>{{else}}<p>No room is open; the first player to connect opens one.</p>{{end}}
-<p><a href="/api/rooms">/api/rooms</a> · <a href="/metrics">/metrics</a> · <a href="/healthz">/healthz</a></p>
+<p><a href="/api/rooms">/api/rooms</a> · <a href="/api/maps">/api/maps</a> · <a href="/metrics">/metrics</a> · <a href="/healthz">/healthz</a></p>
 </body></html>
 `))
 

@@ -44,8 +44,8 @@ func sessionMap(p *headless.Player) (m *sim.Map) {
 // TestRoomMapChosen: /api/maps lists the default first, then the stock
 // maps; the player who opens a room picks its map, a second player who asks
 // for another joins the room as it is and simulates the same map (the
-// snapshot carries it: the same hashes), the room list says which map each
-// room plays, and the round's replay record starts on that map.
+// snapshot carries it: the same hashes), the room list and the status page
+// say which map each room plays, and the round's replay record starts on that map.
 func TestRoomMapChosen(t *testing.T) {
 	s := mapServer(t)
 	var maps []MapInfo
@@ -83,6 +83,9 @@ func TestRoomMapChosen(t *testing.T) {
 	}
 	if got["sumo"] != sumoMap+" sumo_4x4" || got["plain"] != BuiltinMap+" square (built in)" {
 		t.Fatalf("/api/rooms maps: %q", got)
+	}
+	if status, page := get(t, s.ts.URL+"/"); status != http.StatusOK || !strings.Contains(string(page), "<td>sumo_4x4</td>") {
+		t.Errorf("the status page does not list sumo's map: %d %s", status, page)
 	}
 	// The round in progress, as a replay will hold it, starts on the map.
 	var start []byte
