@@ -23,6 +23,10 @@ type RoomInfo struct {
 	Players    int    `json:"players"`
 	Bots       int    `json:"bots"`
 	Spectators int    `json:"spectators"`
+	// Map and MapName say which map the room plays (server's /api/maps
+	// id and name), so every node's lobby lists it.
+	Map     string `json:"map,omitempty"`
+	MapName string `json:"map_name,omitempty"`
 	RoomTeams
 }
 

@@ -43,7 +43,7 @@ type RoomInfo struct {
 	Spectators int    `json:"spectators"`
 	Node       string `json:"node,omitempty"` // the node that holds it (cluster only)
 	// Map is the map the room plays (its /api/maps id) and MapName its
-	// name; a cluster's other nodes do not say theirs.
+	// name (a cluster's other nodes say theirs in their heartbeats).
 	Map     string `json:"map,omitempty"`
 	MapName string `json:"map_name,omitempty"`
 	cluster.RoomTeams

@@ -95,7 +95,7 @@ func (g *clusterNode) status() cluster.NodeInfo {
 	info := cluster.NodeInfo{Rooms: make([]cluster.RoomInfo, len(rooms)), Players: t.players, Connections: t.conns,
 		MaxPlayers: s.cfg.MaxPlayers, MaxRooms: s.cfg.MaxRooms - (t.rooms - len(rooms)), Draining: g.draining.Load()}
 	for i, r := range rooms {
-		info.Rooms[i] = cluster.RoomInfo{Name: r.Name, Players: r.Players, Bots: r.Bots, Spectators: r.Spectators, RoomTeams: r.RoomTeams}
+		info.Rooms[i] = cluster.RoomInfo{Name: r.Name, Players: r.Players, Bots: r.Bots, Spectators: r.Spectators, Map: r.Map, MapName: r.MapName, RoomTeams: r.RoomTeams}
 	}
 	return info
 }
@@ -429,7 +429,7 @@ func (s *Server) lobby() []RoomInfo {
 		for _, r := range n.Rooms {
 			if !seen[r.Name] {
 				seen[r.Name] = true
-				own = append(own, RoomInfo{Name: r.Name, Players: r.Players, Bots: r.Bots, Spectators: r.Spectators, Node: n.Name, RoomTeams: r.RoomTeams})
+				own = append(own, RoomInfo{Name: r.Name, Players: r.Players, Bots: r.Bots, Spectators: r.Spectators, Node: n.Name, Map: r.Map, MapName: r.MapName, RoomTeams: r.RoomTeams})
 			}
 		}
 	}

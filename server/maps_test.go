@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -166,4 +167,24 @@ func TestRoomMapResumed(t *testing.T) {
 	if h.mapID != sumoMap || h.mapName != "sumo_4x4" {
 		t.Fatalf("the resumed room lists map %q (%q), want %s", h.mapID, h.mapName, sumoMap)
 	}
+}
+
+// TestRoomMapListedByOtherNodes: a cluster node's lobby lists the map of a
+// room another node holds (the heartbeat carries it), as the holder's does.
+func TestRoomMapListedByOtherNodes(t *testing.T) {
+	aamaptest.Paths(t)
+	url := natstest.Start(t)
+	a := clusterServer(t, url, func(c *Config) { c.Bots = 1; c.Maps = []string{sumoMap} })
+	drive(t, player(t, a.url, headless.Options{Name: "ann", Room: "m", Map: sumoMap}))
+	b := clusterServer(t, url, func(c *Config) { c.Bots = 1; c.Maps = []string{sumoMap}; c.Cluster.Name = "b" })
+	eventually(t, 5*time.Second, "b's lobby lists m, on a, with its map", func() bool {
+		var rooms []RoomInfo
+		getJSON(t, b.ts.URL+"/api/rooms", &rooms)
+		for _, r := range rooms {
+			if r.Name == "m" {
+				return r.Node == "a" && r.Map == sumoMap && r.MapName == "sumo_4x4"
+			}
+		}
+		return false
+	})
 }
