@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"webtron/headless"
+	"webtron/internal/aamaptest"
 	"webtron/internal/leakcheck"
 	"webtron/server"
 )
@@ -83,5 +84,37 @@ func TestSwarmCountsFailures(t *testing.T) {
 	}
 	if r.Failed != 2 || r.Check() == nil {
 		t.Fatalf("report %+v", r)
+	}
+}
+
+// TestSwarmMap: the swarm's players open their rooms on the map asked for
+// (webtron bots --map).
+func TestSwarmMap(t *testing.T) {
+	aamaptest.Paths(t)
+	const fortyGon = "Anonymous/polygon/regular/40-gon-0.2.aamap.xml"
+	s, err := server.New(server.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Seed: 3, Maps: []string{fortyGon}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(s.Handler())
+	ts.Config.ConnContext = s.ConnContext
+	ts.Start()
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+		ts.Close()
+	}()
+	r, err := headless.Swarm(t.Context(), headless.SwarmOptions{URL: "ws" + strings.TrimPrefix(ts.URL, "http"), Count: 2, Room: "poly",
+		Map: fortyGon, Duration: time.Second, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Connected != 2 {
+		t.Fatalf("report %+v", r)
+	}
+	rooms := s.Rooms()
+	if len(rooms) != 1 || rooms[0].Map != fortyGon {
+		t.Fatalf("rooms %+v, want poly on the 40-gon", rooms)
 	}
 }

@@ -15,6 +15,7 @@ type SwarmOptions struct {
 	// Room, when set, puts every player in this one room, so that several
 	// processes can meet there.
 	Room       string
+	Map        string        // the map (a server's /api/maps id) of the rooms the players open; "": the server's default
 	Prefix     string        // player names are Prefix1..PrefixN ("bot-")
 	RoomPrefix string        // room names are RoomPrefix1..RoomPrefixR ("bots-")
 	Duration   time.Duration // how long to play once everyone is in
@@ -71,7 +72,7 @@ func Swarm(ctx context.Context, o SwarmOptions) (*Report, error) {
 	for i := range players {
 		opt := Options{URL: o.URL, Name: fmt.Sprintf("%s%d", o.Prefix, i+1), Seed: o.Seed + uint64(i)*7919 + 1,
 			BrakeEvery: o.BrakeEvery, MindReader: o.MindReader, Header: o.Header, Transport: o.Transport, Idle: o.Idle, TurnEvery: o.TurnEvery, Fallback: o.Fallback}
-		opt.Room, opt.Rejoin = o.Room, o.Rejoin
+		opt.Room, opt.Rejoin, opt.Map = o.Room, o.Rejoin, o.Map
 		if opt.Room == "" {
 			opt.Room = fmt.Sprintf("%s%d", o.RoomPrefix, i%o.Rooms+1)
 		}

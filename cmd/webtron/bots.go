@@ -45,6 +45,7 @@ func runBots(args []string) error {
 	fs.IntVar(&o.Count, "count", 8, "players")
 	fs.IntVar(&o.Rooms, "rooms", 1, "rooms to spread the players over (bots-1..bots-R)")
 	fs.StringVar(&o.Room, "room", "", "put every player in this one room instead")
+	fs.StringVar(&o.Map, "map", "", "the map of the rooms the players open (an id of the server's /api/maps; default: the server's)")
 	fs.StringVar(&o.Prefix, "prefix", "bot-", "player name prefix (names are PREFIX1..PREFIXN)")
 	fs.DurationVar(&o.Duration, "duration", 30*time.Second, "how long to play once connected")
 	fs.DurationVar(&o.Frame, "frame", time.Second/240, "client frame interval")
