@@ -341,7 +341,7 @@ func (s *Server) Drain(ctx context.Context) {
 		var wg sync.WaitGroup
 		kept := make(chan *roomHost, len(hosts))
 		for _, h := range hosts {
-			if h.hist == nil || h.private {
+			if h.hist == nil {
 				kept <- h
 				continue
 			}

@@ -35,7 +35,7 @@ func (g *clusterNode) handOver(name string, target *cluster.NodeInfo) (bool, err
 	switch {
 	case h == nil:
 		return false, fmt.Errorf("no room %q on this node", name)
-	case h.hist == nil || h.private:
+	case h.hist == nil:
 		return false, fmt.Errorf("room %q has no replicated history to carry it on elsewhere", name)
 	}
 	if target == nil {

@@ -194,7 +194,7 @@ func (l *roomLocks) lock(name string) func() {
 // join opens the room afresh.
 func (g *clusterNode) resume(name string) (bool, error) {
 	s := g.s
-	if s.cfg.EphemeralRooms || isPractice(name) || s.hasRoom(name) {
+	if s.cfg.EphemeralRooms || s.hasRoom(name) {
 		return false, nil
 	}
 	defer g.resuming.lock(name)()
@@ -266,6 +266,8 @@ func (g *clusterNode) takeOrphans() {
 		}
 	}
 	for _, name := range orphans {
+		// A practice room dies with its node (its player starts another
+		// from the lobby); only a live node hands one over.
 		if isPractice(name) || s.hasRoom(name) {
 			continue
 		}

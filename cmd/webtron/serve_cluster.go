@@ -52,7 +52,7 @@ func (f *clusterFlags) register(fs *flag.FlagSet) map[string]string {
 	fs.StringVar(&f.publicURL, "public-url", "", "where players and other nodes reach this node (http(s)://host:port; default http://HOSTNAME:PORT)")
 	fs.StringVar(&f.nodeName, "node-name", "", "this node's name in the cluster (default: the host name)")
 	fs.IntVar(&f.replicas, "nats-replicas", 0, "replicas of the room lease bucket (0: 3 in a cluster, 1 alone)")
-	fs.DurationVar(&f.drain, "drain-timeout", 60*time.Second, "on SIGTERM, how long a cluster node lets the rounds of rooms it cannot hand to another node (practice rooms, --durable-rooms=false) finish before closing them")
+	fs.DurationVar(&f.drain, "drain-timeout", 60*time.Second, "on SIGTERM, how long a cluster node lets the rounds of rooms it cannot hand to another node (--durable-rooms=false, no other node) finish before closing them")
 	fs.BoolVar(&f.durable, "durable-rooms", true, "in a cluster, replicate each room's history as it is made, so that another node carries its round on when this one dies (false: rooms die with their node)")
 	fs.BoolVar(&f.writeAhead, "write-ahead", false, "with --durable-rooms, send nothing of a room until the cluster has stored the history it follows (write-ahead; default: broadcast first, hold only finality; docs/netcode.md)")
 	return map[string]string{"nats": "WEBTRON_NATS", "nats-cluster": "WEBTRON_NATS_CLUSTER", "nats-routes": "WEBTRON_NATS_ROUTES",
