@@ -359,13 +359,21 @@ func (s *Server) Drain(ctx context.Context) {
 		}
 		wg.Wait()
 		close(kept)
+		var closed []*roomHost
 		for h := range kept {
 			if late || !h.playing() {
 				s.evict(h.name, reasonDrain)
-				rctx, cancel := context.WithTimeout(context.Background(), time.Second)
-				g.node.Release(rctx, h.name)
-				cancel()
+				closed = append(closed, h)
 			}
+		}
+		for _, h := range closed {
+			// The lease goes only once the room's history has ended: a
+			// node that took it sooner would carry on, from a history
+			// about to end, a room whose players were told it closed.
+			h.waitWritten(handTimeout)
+			rctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			g.node.Release(rctx, h.name)
+			cancel()
 		}
 		select {
 		case <-ctx.Done():

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -109,7 +110,8 @@ func TestClusterReleasesClosedRoom(t *testing.T) {
 
 // TestClusterDrain: draining closes each room (at its round's end, or here
 // at the deadline) with a reason that tells the player to rejoin, and
-// releases the lease; /healthz answers 503 from the start. (The room closes
+// releases the lease once the room's history has ended; /healthz answers
+// 503 from the start. (The room closes
 // as at Shutdown, which writes the round in progress: ops_test.go.)
 func TestClusterDrain(t *testing.T) {
 	url := natstest.Start(t)
@@ -130,6 +132,12 @@ func TestClusterDrain(t *testing.T) {
 		return resp.StatusCode == 503
 	})
 	<-done
+	// The lease went only once the history had ended: a node taking it
+	// at once finds nothing to carry on (the players were told the room
+	// closed).
+	if _, err := s.cl.node.Recover(t.Context(), "z"); !errors.Is(err, cluster.ErrNoHistory) {
+		t.Fatalf("the history right after the drain: %v, want it ended (ErrNoHistory)", err)
+	}
 	select {
 	case <-p.Done():
 	case <-time.After(3 * time.Second):

@@ -50,14 +50,7 @@ func (g *clusterNode) handOver(name string, target *cluster.NodeInfo) (bool, err
 	}
 	start := time.Now()
 	s.evict(name, reasonMoved)
-	select {
-	case <-h.done:
-	case <-time.After(handTimeout):
-	}
-	select {
-	case <-h.hist.Done(): // written out, not ended (h.moved)
-	case <-time.After(handTimeout):
-	}
+	h.waitWritten(handTimeout) // written out, not ended (h.moved)
 	ctx, cancel := context.WithTimeout(context.Background(), handTimeout)
 	defer cancel()
 	if err := node.Hand(ctx, name, *target); err != nil {
@@ -172,4 +165,21 @@ func (g *clusterNode) passMove(w http.ResponseWriter, r *http.Request, name stri
 	var buf [4096]byte
 	n, _ := resp.Body.Read(buf[:])
 	w.Write(buf[:n])
+}
+
+// waitWritten waits, at most d for each, until h's room has stopped and
+// its history's writer has written what it had (and ended the history when
+// the room closed for good).
+func (h *roomHost) waitWritten(d time.Duration) {
+	select {
+	case <-h.done:
+	case <-time.After(d):
+	}
+	if h.hist == nil {
+		return
+	}
+	select {
+	case <-h.hist.Done():
+	case <-time.After(d):
+	}
 }
