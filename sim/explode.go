@@ -180,37 +180,20 @@ func (s *State) blastsNear(x0, y0, x1, y1 int64) [][2]int64 {
 	if !s.holed() {
 		return nil
 	}
+	r := s.dv().explosion
 	if s.blastStamp != s.c.Tick+1 {
-		// Where the cycles of this round exploded, by x.
-		s.nblast = 0
+		s.blastBands.reset(s.dv().arena)
 		for i := range s.c.Cycles {
 			if c := &s.c.Cycles[i]; c.InRound && !c.Alive {
-				j := s.nblast
-				for ; j > 0 && s.blasts[j-1][0] > c.X; j-- {
-					s.blasts[j] = s.blasts[j-1]
-				}
-				s.blasts[j] = [2]int64{c.X, c.Y}
-				s.nblast++
+				s.blasts[i] = [2]int64{c.X, c.Y}
+				s.blastBands.add(i, c.X-r, c.Y-r, c.X+r, c.Y+r)
 			}
 		}
 		s.blastStamp = s.c.Tick + 1
 	}
-	r := s.dv().explosion
-	bs := s.blasts[:s.nblast]
-	lo, hi := 0, len(bs) // the first blast at x0-r or beyond
-	for lo < hi {
-		if m := (lo + hi) / 2; bs[m][0] < x0-r {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
 	n := 0
-	for _, b := range bs[lo:] {
-		if b[0] > x1+r {
-			break
-		}
-		if b[1] >= y0-r && b[1] <= y1+r {
+	for in := s.blastBands.in(x0, y0, x1, y1); in != 0; in &= in - 1 {
+		if b := s.blasts[bits.TrailingZeros32(in)]; b[0] >= x0-r && b[0] <= x1+r && b[1] >= y0-r && b[1] <= y1+r {
 			s.near[n] = b
 			n++
 		}

@@ -66,7 +66,7 @@ func (s *State) ray(x, y int64, dir uint8, rng int64, self int) hit {
 		}
 	}
 	// Open segments of living cycles (not in the grid: they grow every tick).
-	for live := s.others(self); live != 0; live &= live - 1 {
+	for live := s.openNear(self, bx0, by0, bx1, by1); live != 0; live &= live - 1 {
 		i := bits.TrailingZeros32(live)
 		if c := &s.c.Cycles[i]; c.openTouches(bx0, by0, bx1, by1) {
 			w := c.openWall(i, s.c.Tick)
@@ -328,7 +328,7 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right hit) {
 		}
 	}
 	// Open segments of living cycles (not in the grid: they grow every tick).
-	for live := s.others(self); live != 0; live &= live - 1 {
+	for live := s.openNear(self, x0, y0, x1, y1); live != 0; live &= live - 1 {
 		i := bits.TrailingZeros32(live)
 		if o := &s.c.Cycles[i]; o.openTouches(x0, y0, x1, y1) {
 			w := o.openWall(i, s.c.Tick)
@@ -478,6 +478,28 @@ func (s *State) others(self int) uint32 {
 	}
 	if uint(self) < MaxPlayers {
 		live &^= 1 << self
+	}
+	return live
+}
+
+// indexOpen notes the living cycles' open segments in s.open, for the
+// queries of the moves' planning: they stand still until the moves are made.
+func (s *State) indexOpen() {
+	s.open.reset(s.dv().arena)
+	for live := s.others(-1); live != 0; live &= live - 1 {
+		i := bits.TrailingZeros32(live)
+		c := &s.c.Cycles[i]
+		s.open.add(i, min(c.X, c.TurnX), min(c.Y, c.TurnY), max(c.X, c.TurnX), max(c.Y, c.TurnY))
+	}
+	s.openOK = true
+}
+
+// openNear returns the living cycles but self whose open segments may meet
+// the box [x0,x1] x [y0,y1] (openTouches tells), a bit each by seat.
+func (s *State) openNear(self int, x0, y0, x1, y1 int64) uint32 {
+	live := s.others(self)
+	if s.openOK {
+		live &= s.open.in(x0, y0, x1, y1)
 	}
 	return live
 }

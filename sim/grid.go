@@ -1,5 +1,7 @@
 package sim
 
+import "math/bits"
+
 // cellSize is the side of a grid cell. A tick's rays reach about a metre and the
 // wall sensors 6 m, so 8 m cells keep every query to a handful of cells while a
 // long wall is listed in at most arena/8 of them.
@@ -203,3 +205,58 @@ func (g *grid) key(w *Wall, idx int32, cx0, cy0 int64) int64 {
 // keyOpen is the key of cycle i's open segment: after every closed wall, in
 // seat order.
 func keyOpen(i int) int64 { return 1<<62 + int64(i) }
+
+// bands is a coarse index of at most MaxPlayers boxes, one per seat: the
+// arena cut into 64 bands across x and 64 across y, each band a bit set of
+// the seats whose box reaches into it. The boxes of two seats a query must
+// look at (the living cycles' open segments while the moves are planned,
+// the blasts of a round) are few, and a query near none of them costs a
+// few ORs instead of a test of each.
+type bands struct {
+	shift      uint // a band is 1<<shift wide
+	cols, rows [64]uint32
+}
+
+// reset empties b for an arena of side a.
+func (b *bands) reset(a int64) {
+	b.shift = uint(max(bits.Len64(uint64(a))-6, 0))
+	b.cols, b.rows = [64]uint32{}, [64]uint32{}
+}
+
+// span returns the bands that [v0, v1] reaches into: positions off the
+// arena belong to its edge bands.
+func (b *bands) span(v0, v1 int64) (k0, k1 int) {
+	sh := b.shift & 63 // at most 63: no test for larger shifts
+	return int(min(max(v0>>sh, 0), 63)), int(min(max(v1>>sh, 0), 63))
+}
+
+// add notes seat i's box [x0,x1] x [y0,y1].
+func (b *bands) add(i int, x0, y0, x1, y1 int64) {
+	bit := uint32(1) << i
+	k0, k1 := b.span(x0, x1)
+	for k := k0; k <= k1; k++ {
+		b.cols[k] |= bit
+	}
+	k0, k1 = b.span(y0, y1)
+	for k := k0; k <= k1; k++ {
+		b.rows[k] |= bit
+	}
+}
+
+// in returns the seats whose boxes share a band with [x0,x1] x [y0,y1] in
+// both axes: every seat whose box meets it, and maybe others.
+func (b *bands) in(x0, y0, x1, y1 int64) uint32 {
+	var c, r uint32
+	k0, k1 := b.span(x0, x1)
+	for k := k0; k <= k1; k++ {
+		c |= b.cols[k]
+	}
+	if c == 0 {
+		return 0
+	}
+	k0, k1 = b.span(y0, y1)
+	for k := k0; k <= k1; k++ {
+		r |= b.rows[k]
+	}
+	return c & r
+}

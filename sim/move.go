@@ -43,13 +43,14 @@ func (s *State) moveCycles() {
 		p = n
 	}
 	s.layCorners()
+	s.indexOpen()
 	for i := range s.c.Cycles {
 		if s.c.Cycles[i].Alive {
 			s.accelerate(i)
 			s.plan(i, &s.moves[i])
 		}
 	}
-	s.liveOK = false
+	s.liveOK, s.openOK = false, false
 	s.crossMoves()
 	for i := range s.c.Cycles {
 		m := &s.moves[i]

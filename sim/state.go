@@ -145,10 +145,11 @@ type State struct {
 	holeBase int64
 	grid     grid
 
-	// where cycles exploded this round (nearBlast), by x, valid while
-	// blastStamp is Tick+1: a death or a Restore clears it.
+	// where cycles exploded this round (nearBlast), by seat, and the bands
+	// their blasts reach, valid while blastStamp is Tick+1: a death or a
+	// Restore clears it.
 	blasts     [MaxPlayers][2]int64
-	nblast     int
+	blastBands bands
 	blastStamp int64
 	near       [MaxPlayers][2]int64 // blastsNear's answer
 
@@ -156,6 +157,8 @@ type State struct {
 	moves     [MaxPlayers]move
 	live      uint32 // the living cycles, a bit each, while liveOK: set while moveCycles plans the moves, when no cycle dies
 	liveOK    bool
+	open      bands // the living cycles' open segments while openOK: set while moveCycles plans the moves, which stand still then
+	openOK    bool
 	crossings []crossing
 	evBuf     []Event
 	presses   []press  // this tick's turns pressed in play, made in moveCycles
