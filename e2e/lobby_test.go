@@ -258,8 +258,9 @@ func TestBrowserLobbySpectate(t *testing.T) {
 
 // TestBrowserLobbyBackAndIn: a player who has ridden and goes Back to lobby,
 // then Play again, resumes the same player (the seat waits for its token; a
-// player who never rode gives it back at once); so do the browser's Back
-// button (to the lobby) and Forward (into the room again).
+// player who never rode has it held only as long as it was connected); so
+// do the browser's Back button (to the lobby) and Forward (into the room
+// again).
 func TestBrowserLobbyBackAndIn(t *testing.T) {
 	browserTests(t)
 	addr := startServerWith(t, clock.AutoCharity, 3, 8)

@@ -12,7 +12,8 @@ import (
 
 // TestSeatSquatting: hellos followed at once by hang-ups used to keep every
 // seat of a room for the whole reconnect grace (30 s) with no connection
-// open. A player who leaves before ever riding gives the seat back at once.
+// open. A player who leaves before ever riding has its seat held only as
+// long as it was connected: a hello and a hang-up give it back at once.
 func TestSeatSquatting(t *testing.T) {
 	r, _ := newTestRoom(t, Config{Seats: 4})
 	now := time.Duration(0)
@@ -159,5 +160,45 @@ func TestUniqueNames(t *testing.T) {
 		if !strings.Contains(","+got+",", ","+want+",") {
 			t.Errorf("roster %s lacks %q", got, want)
 		}
+	}
+}
+
+// TestReconnectBeforeRiding: a player whose connection drops before it ever
+// rode (a page that reloads during its first countdown, or whose worker
+// reconnects after the page's thread stalled) comes back to its own seat
+// with its token: the seat is held for as long as the connection had lasted.
+// Before, the seat was given up at the drop and the token came back
+// unknown (CloseBadToken), so the page joined again as a newcomer. A
+// connection that lasted a second holds nothing past a second.
+func TestReconnectBeforeRiding(t *testing.T) {
+	r, tr := newTestRoom(t, Config{Bots: 1, Seats: 4})
+	token := func(c ConnID) []byte {
+		for _, m := range tr.to(c) {
+			if w, ok := m.(*proto.Welcome); ok {
+				return w.Token
+			}
+		}
+		t.Fatalf("connection %d was not welcomed", c)
+		return nil
+	}
+	hello(t, r, 1, &proto.Hello{Name: "reloader"}, 0)
+	hello(t, r, 2, &proto.Hello{Name: "brief"}, 0)
+	p, brief := r.byConn[1], r.byConn[2]
+	now := runUntil(t, r, 0, 2*time.Second, func() bool { return r.NextTick() > time.Second })
+	r.Leave(2, now) // connected a second
+	now = runUntil(t, r, now, 4*time.Second, func() bool { return r.NextTick() > 2500*time.Millisecond })
+	if r.members[p].rode {
+		t.Fatal("the player rode already: the test is about one who never did")
+	}
+	r.Leave(1, now) // connected 2.5 s
+	now = runUntil(t, r, now, 6*time.Second, func() bool { return r.NextTick() > 3500*time.Millisecond })
+	if e := r.Receive(3, &proto.Hello{Name: "reloader", Token: token(1)}, now); e != nil {
+		t.Fatalf("back 1 s after a drop before riding: %v", e)
+	}
+	if r.byConn[3] != p {
+		t.Fatalf("back in seat %d, want %d", r.byConn[3], p)
+	}
+	if e := r.Receive(4, &proto.Hello{Name: "brief", Token: token(2)}, now); e == nil || e.Code != proto.CloseBadToken {
+		t.Fatalf("a connection of 1 s held its seat (%d) 2.5 s: %v", brief, e)
 	}
 }

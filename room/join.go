@@ -57,8 +57,9 @@ func (r *Room) join(c ConnID, h *proto.Hello, arrived, now time.Duration) *proto
 				if m.conn != 0 {
 					delete(r.byConn, m.conn)
 					r.tr.Close(m.conn, &proto.Error{Code: proto.CloseReplaced, Text: "reconnected elsewhere"})
+					m.connected += now - m.since
 				}
-				m.conn, m.dropped = c, 0
+				m.conn, m.dropped, m.since = c, 0, now
 				m.rtt.Reset() // the new route owes nothing to the old one
 				r.byConn[c] = p
 				r.auth.SetActive(p, true)
@@ -76,7 +77,7 @@ func (r *Room) join(c ConnID, h *proto.Hello, arrived, now time.Duration) *proto
 	if p < 0 {
 		return &proto.Error{Code: proto.CloseRoomFull, Text: ErrRoomFull.Error()}
 	}
-	m := &member{conn: c, player: p, name: name, token: newToken(), origin: r.origins[c]}
+	m := &member{conn: c, player: p, name: name, token: newToken(), origin: r.origins[c], since: now}
 	m.tokenSum = tokenSum(m.token)
 	m.machine = r.machineOf(m.origin)
 	r.jn.seats = true
@@ -130,7 +131,7 @@ func (r *Room) nameHolder(name string, now time.Duration) string {
 		case m.bot != nil:
 			return m.name + " is one of this room's bots"
 		case m.conn == 0:
-			left := (r.cfg.Reconnect - (now - m.dropped) + time.Second - 1) / time.Second
+			left := (r.hold(m) - (now - m.dropped) + time.Second - 1) / time.Second
 			return m.name + " is away from this room, and the name frees up in " + strconv.Itoa(int(max(left, 1))) + " s unless they come back"
 		default:
 			return m.name + " is playing in this room; the name frees up when they leave"
@@ -182,11 +183,14 @@ func (r *Room) history(tick int64, snap []byte, evs []history.TickEvent) proto.H
 	return h
 }
 
-// Leave handles a dropped connection. A player who has ridden in a round
-// keeps its cycle there under the normal rules, and its seat waits
-// Config.Reconnect for the token. One who never rode gives the seat back at
-// once: otherwise a hello and a hang-up hold a seat for the whole grace, and
-// a few of them lock a room.
+// Leave handles a dropped connection. A player keeps its cycle under the
+// normal rules, driven by the server's bot, and its seat waits for the token
+// (hold): Config.Reconnect for one who has ridden in a round. One who never
+// rode has it held for as long as its connections lasted: a page that
+// reloads in its first countdown, or whose worker reconnects after the
+// page's thread stalled, gets its seat back; a hello and a hang-up hold
+// nothing, and a seat held costs as much time connected, so the
+// per-address bound on connections bounds what one address holds.
 func (r *Room) Leave(c ConnID, now time.Duration) {
 	defer r.journalSeats()
 	r.now = now
@@ -203,13 +207,22 @@ func (r *Room) Leave(c ConnID, now time.Duration) {
 	delete(r.byConn, c)
 	m := r.members[p]
 	m.conn, m.dropped = 0, now
+	m.connected += now - m.since
 	r.auth.SetActive(p, false)
 	r.rosterDirty = true
-	if r.noteRiding(m); !m.rode {
+	if r.noteRiding(m); r.hold(m) <= 0 {
 		r.free(p)
 		return
 	}
 	r.takeSeat(m)
+}
+
+// hold is how long a dropped player's seat waits for its token (Leave).
+func (r *Room) hold(m *member) time.Duration {
+	if m.rode {
+		return r.cfg.Reconnect
+	}
+	return min(m.connected, r.cfg.Reconnect)
 }
 
 // handBack is how long the pilot keeps driving the seat of a human who came
@@ -283,7 +296,7 @@ func (r *Room) expire(now time.Duration) {
 		case m == nil || m.bot != nil:
 		case m.conn != 0:
 			r.noteRiding(m)
-		case now-m.dropped >= r.cfg.Reconnect:
+		case now-m.dropped >= r.hold(m):
 			r.free(p)
 		}
 	}

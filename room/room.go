@@ -169,7 +169,9 @@ type member struct {
 	token     []byte
 	tokenSum  [32]byte      // SHA-256 of token: all a rebuilt room knows of it (Restore) until it comes back
 	dropped   time.Duration // when the connection dropped (conn == 0 for a human)
-	rode      bool          // has been in a round in play: only then is the seat held for a reconnect
+	since     time.Duration // when its present connection opened
+	connected time.Duration // how long its connections before the present one lasted (Room.hold)
+	rode      bool          // has been in a round in play: the seat is held Config.Reconnect for a reconnect
 	rtt       clock.RTTFilter
 	smooth    clock.Smoother
 	floor     clock.LeadFloor
