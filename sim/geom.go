@@ -312,9 +312,15 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right hit) {
 	c.cx0, c.cy0 = cx0, cy0
 	// The rays lie on the two diagonals through the cycle.
 	up, down := diagonalThrough(x, y, cx0, cy0, true), diagonalThrough(x, y, cx0, cy0, false)
-	for cy := cy0; cy <= cy1; cy++ {
+	// The cells outward from the cycle's, so that the sides soon know how
+	// far they still reach: a cell beyond that is not read.
+	ox, oy := s.grid.clamp(x), s.grid.clamp(y)
+	for cy := oy; cy <= cy1; cy = outward(cy, oy, cy0) {
 		rows := s.grid.rows(cy, y0, y1)
-		for cx := cx0; cx <= cx1; cx++ {
+		for cx := ox; cx <= cx1; cx = outward(cx, ox, cx0) {
+			if !s.reaches(&c, cx, cy, ox, oy) {
+				continue
+			}
 			cell := s.grid.cells[cy*s.grid.n+cx]
 			m := ^uint64(0)
 			if len(cell) > 2 { // worth a mask: the sub-cells of the box that the rays cross
@@ -338,12 +344,44 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right hit) {
 	return c.sides()
 }
 
+// outward returns the cell after c in the order o, o-1, ..., lo, o+1, o+2,
+// ... (the caller stops past the last).
+func outward(c, o, lo int64) int64 {
+	if c > o {
+		return c + 1
+	}
+	if c--; c < lo {
+		return o + 1
+	}
+	return c
+}
+
+// reaches reports whether cell (cx, cy) holds a point that one of the
+// sensors may still meet a wall at to win: out to what that side has met
+// (as far wins by kind and order), CYCLE_WALL_NEAR at most. (ox, oy) is the
+// cycle's cell.
+func (s *State) reaches(c *sensorCast, cx, cy, ox, oy int64) bool {
+	// How far the cell lies from the cycle, and on which side, along x and y.
+	dx, sx := s.grid.away(cx, ox, c.x)
+	dy, sy := s.grid.away(cy, oy, c.y)
+	du, su, dv, sv := dx, sx, dy, sy
+	if !c.horiz {
+		du, su, dv, sv = dy, sy, dx, sx
+	}
+	if su == -c.back { // ahead: the rays go back
+		return false
+	}
+	d := max(du, dv)
+	return sv >= 0 && d <= min(c.near, c.met[0].gap) || sv <= 0 && d <= min(c.near, c.met[1].gap)
+}
+
 // sensorCast is one cast of a cycle's two sensors, in world coordinates: u
 // along the driving axis, v across it, and the sides told apart by the sign
 // of v rather than as left and right.
 type sensorCast struct {
 	horiz    bool  // driving along x: u is x and v is y; otherwise u is y and v is x
 	u, v     int64 // the cycle
+	x, y     int64 // the same in x and y
 	back     int64 // the sign of going back along u
 	near     int64 // CYCLE_WALL_NEAR
 	left     int   // the side that is on the left: 0 or 1
@@ -362,7 +400,7 @@ const rimIdx = -1 - MaxPlayers
 // holed what the sensors meet. (Filled in place, as startRay.)
 func (s *State) startSensors(c *sensorCast, x, y int64, dir uint8) {
 	fx, fy, lx, ly := frame(dir)
-	c.horiz, c.u, c.v, c.back, c.near, c.radius = dir&1 == 0, x, y, -(fx + fy), s.cfg.WallNear, s.dv().explosion
+	c.horiz, c.u, c.v, c.x, c.y, c.back, c.near, c.radius = dir&1 == 0, x, y, x, y, -(fx + fy), s.cfg.WallNear, s.dv().explosion
 	c.metIdx = [2]int32{rimIdx, rimIdx}
 	if !c.horiz {
 		c.u, c.v = y, x

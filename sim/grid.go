@@ -93,6 +93,19 @@ func (g *grid) reset(start int64) {
 	g.start, g.count = start, start
 }
 
+// away returns how far coordinate v, in column or row o, is from column or
+// row c, and on which side c lies (-1 before, 0 the same, +1 after): c's
+// nearest point to v is d from it.
+func (g *grid) away(c, o, v int64) (d, side int64) {
+	switch {
+	case c < o:
+		return v - (c*cellSize + cellSize - 1), -1
+	case c > o:
+		return c*cellSize - v, 1
+	}
+	return 0, 0
+}
+
 // cellRange returns the cells covering the rectangle [x0,x1] x [y0,y1].
 func (g *grid) cellRange(x0, y0, x1, y1 int64) (cx0, cy0, cx1, cy1 int64) {
 	return g.clamp(x0), g.clamp(y0), g.clamp(x1), g.clamp(y1)
