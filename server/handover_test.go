@@ -31,15 +31,7 @@ func TestClusterMoveRoom(t *testing.T) {
 		t.Fatal("room m is not a's")
 	}
 	b := clusterServer(t, url, func(c *Config) { c.Bots = 3; c.Cluster.Name = "b" })
-	var seat int
-	var round, match int64
-	eventually(t, 5*time.Second, "ann riding", func() bool {
-		p.Inspect(func(s *client.Session) {
-			seat = s.You()
-			round, match = s.State().Round()
-		})
-		return round > 0
-	})
+	seat, round, match := riding(t, p)
 	eventually(t, 5*time.Second, "a hears b", func() bool { _, ok := a.cl.node.Node("b"); return ok })
 	move := func(token string) int { return moveRoom(t, a, "m", "b", token) }
 	for _, tok := range []string{"", cluster.AdminToken([]byte("another secret, long enough to be one"))} {
@@ -62,14 +54,7 @@ func TestClusterMoveRoom(t *testing.T) {
 	}
 	var token []byte
 	p.Inspect(func(s *client.Session) { token = s.Token() })
-	q := player(t, b.url, headless.Options{Name: "ann", Room: "m", Token: token})
-	drive(t, q)
-	q.Inspect(func(s *client.Session) {
-		r, m := s.State().Round()
-		if s.You() != seat || m != match || r < round {
-			t.Fatalf("ann back in seat %d, round %d of match %d; was seat %d, round %d of %d", s.You(), r, m, seat, round, match)
-		}
-	})
+	backInSeat(t, b, "m", token, seat, round, match)
 	if o, held, err := b.cl.node.Lookup(t.Context(), "m"); err != nil || !held || o.Node != "b" {
 		t.Fatalf("lease after the move: %+v held %v err %v", o, held, err)
 	}
@@ -105,15 +90,7 @@ func TestClusterMovePracticeRoom(t *testing.T) {
 	p := player(t, a.url, headless.Options{Name: "ann", Room: ans.Room})
 	drive(t, p)
 	b := clusterServer(t, nats, func(c *Config) { c.Cluster.Name = "b" })
-	var seat int
-	var round, match int64
-	eventually(t, 5*time.Second, "ann riding", func() bool {
-		p.Inspect(func(s *client.Session) {
-			seat = s.You()
-			round, match = s.State().Round()
-		})
-		return round > 0
-	})
+	seat, round, match := riding(t, p)
 	eventually(t, 5*time.Second, "a hears b", func() bool { _, ok := a.cl.node.Node("b"); return ok })
 	if code := moveRoom(t, a, ans.Room, "b", cluster.AdminToken(clusterSecret)); code != http.StatusOK {
 		t.Fatalf("the operator's move: status %d", code)
@@ -132,7 +109,27 @@ func TestClusterMovePracticeRoom(t *testing.T) {
 	eventually(t, 5*time.Second, "ann told", func() bool { return p.Err() != nil })
 	var token []byte
 	p.Inspect(func(s *client.Session) { token = s.Token() })
-	q := player(t, b.url, headless.Options{Name: "ann", Room: ans.Room, Token: token})
+	backInSeat(t, b, ans.Room, token, seat, round, match)
+}
+
+// riding waits until p rides a round and returns its seat and the round.
+func riding(t *testing.T, p *headless.Player) (seat int, round, match int64) {
+	t.Helper()
+	eventually(t, 5*time.Second, p.Name()+" riding", func() bool {
+		p.Inspect(func(s *client.Session) {
+			seat = s.You()
+			round, match = s.State().Round()
+		})
+		return round > 0
+	})
+	return seat, round, match
+}
+
+// backInSeat joins room on b as ann with token and checks she is back in
+// seat, in the same match and no earlier round.
+func backInSeat(t *testing.T, b *testServer, room string, token []byte, seat int, round, match int64) {
+	t.Helper()
+	q := player(t, b.url, headless.Options{Name: "ann", Room: room, Token: token})
 	drive(t, q)
 	q.Inspect(func(s *client.Session) {
 		r, m := s.State().Round()
