@@ -1,6 +1,8 @@
 // The maps a new room may play (GET /api/maps, served by the game server):
 // its default first, then the stock Armagetron maps the operator offers.
 
+import { fetchRecords } from "./api";
+
 export interface MapSummary {
   /** What the join sends (the Hello's map): a resource path, or "builtin". */
   id: string;
@@ -15,12 +17,7 @@ export interface MapSummary {
 }
 
 export async function fetchMaps(): Promise<MapSummary[]> {
-  const resp = await fetch("/api/maps", { cache: "no-store" });
-  if (!resp.ok) throw new Error(`maps: HTTP ${resp.status}`);
-  const data: unknown = await resp.json();
-  if (!Array.isArray(data)) return [];
-  return data
-    .filter((m): m is Record<string, unknown> => typeof m === "object" && m !== null)
+  return (await fetchRecords("/api/maps", "maps"))
     .map((m) => ({
       id: String(m["id"] ?? ""),
       name: String(m["name"] ?? ""),

@@ -1,5 +1,7 @@
 // The lobby's room list (GET /api/rooms, served by the game server).
 
+import { fetchRecords } from "./api";
+
 export interface RoomSummary {
   name: string;
   players: number;
@@ -7,7 +9,7 @@ export interface RoomSummary {
   spectators: number;
   /** The server node hosting the room; empty on a single server. */
   node: string;
-  /** The map the room plays: its /api/maps id and name (empty for another node's room). */
+  /** The map the room plays: its /api/maps id and name. */
   map: string;
   mapName: string;
   /** "teams" or "ffa" (every one for themselves), by the room's current settings set; "" unknown. */
@@ -29,12 +31,7 @@ export interface TeamSummary {
 }
 
 export async function fetchRooms(): Promise<RoomSummary[]> {
-  const resp = await fetch("/api/rooms", { cache: "no-store" });
-  if (!resp.ok) throw new Error(`rooms: HTTP ${resp.status}`);
-  const data: unknown = await resp.json();
-  if (!Array.isArray(data)) return [];
-  return data
-    .filter((r): r is Record<string, unknown> => typeof r === "object" && r !== null)
+  return (await fetchRecords("/api/rooms", "rooms"))
     .map((r) => ({
       name: String(r["name"] ?? ""),
       players: Number(r["players"] ?? 0),
