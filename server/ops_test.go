@@ -149,7 +149,7 @@ func TestOperatingEndpoints(t *testing.T) {
 	// The room publishes its population when it next wakes (within
 	// maxQuietSleep).
 	httpURL := s.ts.URL
-	want := map[string]any{"name": "lobby", "players": 1.0, "bots": 3.0, "spectators": 0.0}
+	want := map[string]any{"name": "lobby", "players": 1.0, "bots": 3.0, "spectators": 0.0, "map": "builtin", "map_name": "square (built in)"}
 	var rooms []map[string]any
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		resp, err := http.Get(httpURL + "/api/rooms")
