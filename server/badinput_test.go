@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -24,8 +25,12 @@ func TestBadInputClosesOnlyThatConnection(t *testing.T) {
 	})
 	healthy := player(t, s.url, headless.Options{Name: "healthy", Room: "arena", BrakeEvery: 300 * time.Millisecond})
 	drive(t, healthy)
+	// A name each: a seat cut off keeps its name while it may come back
+	// (for as long as it was connected, here milliseconds).
+	n := 0
 	hello := func(t *testing.T) []byte {
-		return marshal(t, &proto.Hello{Name: "bad", Room: "arena"})
+		n++
+		return marshal(t, &proto.Hello{Name: fmt.Sprintf("bad%d", n), Room: "arena"})
 	}
 	badVersion := func(t *testing.T) []byte {
 		b := hello(t)
