@@ -280,6 +280,9 @@ func boxGap(a, x, y int64, dir uint8) int64 {
 func (s *State) rimSensors(x, y int64, dir uint8) (left, right hit) {
 	left, right = hit{gap: noHit, owner: OwnerRim}, hit{gap: noHit, owner: OwnerRim}
 	d := s.dv()
+	if near := s.cfg.WallNear; d.mp == nil && min(x, y, d.arena-x, d.arena-y) > near {
+		return left, right // the square's sides are all out of reach (most casts)
+	}
 	back := boxGap(d.arena, x, y, dir+2)
 	for k, side := range [2]*hit{&left, &right} {
 		across := boxGap(d.arena, x, y, dir+1+2*uint8(k))
@@ -324,7 +327,9 @@ func (s *State) sensors(x, y int64, dir uint8, self int) (left, right hit) {
 			cell := s.grid.cells[cy*s.grid.n+cx]
 			m := ^uint64(0)
 			if len(cell) > 2 { // worth a mask: the sub-cells of the box that the rays cross
-				m = rows & s.grid.cols(cx, x0, x1) & (up.in(cx-cx0, cy-cy0) | down.in(cx-cx0, cy-cy0))
+				if m = rows & s.grid.cols(cx, x0, x1) & (up.in(cx-cx0, cy-cy0) | down.in(cx-cx0, cy-cy0)); m == 0 {
+					continue
+				}
 			}
 			for _, e := range cell {
 				if e.mask&m != 0 {

@@ -41,14 +41,9 @@ func (g *grid) init(arena int64) {
 // clamp maps a coordinate to a cell column or row. Positions outside the arena
 // only arise for walls touching the rim, which belong to the edge cells.
 func (g *grid) clamp(v int64) int64 {
-	c := v / cellSize
-	if v < 0 {
-		c = 0
-	}
-	if c >= g.n {
-		c = g.n - 1
-	}
-	return c
+	// Unsigned: a division by a constant is then a multiplication and a
+	// shift, without the fix-ups for a negative v, which is 0 anyway.
+	return min(int64(uint64(max(v, 0))/cellSize), g.n-1)
 }
 
 // span returns the cell rectangle that a wall covers.
@@ -140,7 +135,8 @@ func (g *grid) cols(cx, x0, x1 int64) uint64 {
 // interval [a, b] touches, relative to the cell's start: a point on the
 // border of two touches both.
 func subRange(a, b int64) (lo, hi int64) {
-	return min(max((a-1)/subSize, 0), 7), min(max(b/subSize, 0), 7)
+	// Clamped first, then divided unsigned (see clamp).
+	return int64(uint64(min(max(a-1, 0), 7*subSize)) / subSize), int64(uint64(min(max(b, 0), 7*subSize)) / subSize)
 }
 
 // diagonal is a line at 45 degrees through a cell, as the cells of a query
