@@ -182,9 +182,22 @@ func (s *State) blastsNear(x0, y0, x1, y1 int64) [][2]int64 {
 	}
 	r := s.dv().explosion
 	if s.blastStamp != s.c.Tick+1 {
-		s.blastBands.reset(s.dv().arena)
+		// The bands are only built anew when the blasts moved (a death,
+		// a round, a Restore): from one tick to the next they stay.
+		var dead uint32
+		same := true
 		for i := range s.c.Cycles {
 			if c := &s.c.Cycles[i]; c.InRound && !c.Alive {
+				dead |= 1 << i
+				same = same && s.blasts[i] == [2]int64{c.X, c.Y}
+			}
+		}
+		if !same || dead != s.blastSeats || r != s.blastRadius || s.dv().arena != s.blastArena {
+			s.blastSeats, s.blastRadius, s.blastArena = dead, r, s.dv().arena
+			s.blastBands.reset(s.blastArena)
+			for live := dead; live != 0; live &= live - 1 {
+				i := bits.TrailingZeros32(live)
+				c := &s.c.Cycles[i]
 				s.blasts[i] = [2]int64{c.X, c.Y}
 				s.blastBands.add(i, c.X-r, c.Y-r, c.X+r, c.Y+r)
 			}

@@ -150,8 +150,12 @@ type State struct {
 	// Restore clears it.
 	blasts     [MaxPlayers][2]int64
 	blastBands bands
-	blastStamp int64
-	near       [MaxPlayers][2]int64 // blastsNear's answer
+	// what blastBands was built from: the seats, EXPLOSION_RADIUS, the arena
+	blastSeats  uint32
+	blastRadius int64
+	blastArena  int64
+	blastStamp  int64
+	near        [MaxPlayers][2]int64 // blastsNear's answer
 
 	// scratch for Step, kept here so a tick allocates nothing.
 	moves     [MaxPlayers]move
