@@ -29,7 +29,8 @@ const scope = self as unknown as WorkerScope;
 /** How often the HUD's numbers go to the page. */
 const INFO_EVERY_MS = 250;
 /** An update this long after the previous one (a sleeping laptop, a frozen
- * tab) reconnects for a fresh snapshot instead of replaying every missed tick. */
+ * tab: this thread's timers stood still too, see info) reconnects for a fresh
+ * snapshot instead of replaying every missed tick. */
 const RESYNC_GAP_MS = 2000;
 /** The oldest key press the mind reader takes at its word (netcode.md section 4). */
 const MAX_QUEUE_MS = 100;
@@ -213,6 +214,12 @@ class CoreWorker {
   }
 
   private info(): void {
+    // A page whose main thread is busy (its first frame compiling shaders
+    // on a slow machine) asks for no frame for a while: the core keeps
+    // time here, so that only a stall of this thread itself (a sleeping
+    // laptop, a frozen tab) counts as the gap that resyncs.
+    const now = performance.now();
+    if (this.welcomed && now - this.lastUpdate >= INFO_EVERY_MS) this.update(now);
     if (this.welcomed) scope.postMessage({ t: "info", json: this.core.info(), gen: this.gen });
   }
 }
