@@ -194,18 +194,27 @@ func (s *State) blastsNear(x0, y0, x1, y1 int64) [][2]int64 {
 		}
 		if !same || dead != s.blastSeats || r != s.blastRadius || s.dv().arena != s.blastArena {
 			s.blastSeats, s.blastRadius, s.blastArena = dead, r, s.dv().arena
-			s.blastBands.reset(s.blastArena)
+			many := bits.OnesCount32(dead) > fewSeats
+			if many {
+				s.blastBands.reset(s.blastArena)
+			}
 			for live := dead; live != 0; live &= live - 1 {
 				i := bits.TrailingZeros32(live)
 				c := &s.c.Cycles[i]
 				s.blasts[i] = [2]int64{c.X, c.Y}
-				s.blastBands.add(i, c.X-r, c.Y-r, c.X+r, c.Y+r)
+				if many {
+					s.blastBands.add(i, c.X-r, c.Y-r, c.X+r, c.Y+r)
+				}
 			}
 		}
 		s.blastStamp = s.c.Tick + 1
 	}
+	in := s.blastSeats
+	if bits.OnesCount32(in) > fewSeats {
+		in = s.blastBands.in(x0, y0, x1, y1)
+	}
 	n := 0
-	for in := s.blastBands.in(x0, y0, x1, y1); in != 0; in &= in - 1 {
+	for ; in != 0; in &= in - 1 {
 		if b := s.blasts[bits.TrailingZeros32(in)]; b[0] >= x0-r && b[0] <= x1+r && b[1] >= y0-r && b[1] <= y1+r {
 			s.near[n] = b
 			n++

@@ -215,6 +215,11 @@ func (g *grid) key(w *Wall, idx int32, cx0, cy0 int64) int64 {
 // seat order.
 func keyOpen(i int) int64 { return 1<<62 + int64(i) }
 
+// fewSeats is how many boxes are tested one by one rather than through
+// bands: a test is a few comparisons, a look-up in bands some sixty
+// instructions.
+const fewSeats = 8
+
 // bands is a coarse index of at most MaxPlayers boxes, one per seat: the
 // arena cut into 64 bands across x and 64 across y, each band a bit set of
 // the seats whose box reaches into it. The boxes of two seats a query must
