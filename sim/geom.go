@@ -366,6 +366,9 @@ func outward(c, o, lo int64) int64 {
 // (as far wins by kind and order), CYCLE_WALL_NEAR at most. (ox, oy) is the
 // cycle's cell.
 func (s *State) reaches(c *sensorCast, cx, cy, ox, oy int64) bool {
+	if min(c.met[0].gap, c.met[1].gap) >= c.near {
+		return true // neither side has met anything: the box is the reach (most casts among sparse walls)
+	}
 	// How far the cell lies from the cycle, and on which side, along x and y.
 	dx, sx := s.grid.away(cx, ox, c.x)
 	dy, sy := s.grid.away(cy, oy, c.y)
