@@ -531,8 +531,12 @@ func (s *State) others(self int) uint32 {
 // indexOpen notes the living cycles' open segments in s.open, for the
 // queries of the moves' planning: they stand still until the moves are made.
 func (s *State) indexOpen() {
+	live := s.others(-1)
+	if bits.OnesCount32(live) <= fewSeats {
+		return // each query tests them all
+	}
 	s.open.reset(s.dv().arena)
-	for live := s.others(-1); live != 0; live &= live - 1 {
+	for ; live != 0; live &= live - 1 {
 		i := bits.TrailingZeros32(live)
 		c := &s.c.Cycles[i]
 		s.open.add(i, min(c.X, c.TurnX), min(c.Y, c.TurnY), max(c.X, c.TurnX), max(c.Y, c.TurnY))
