@@ -216,7 +216,7 @@ export class Lobby {
     if (!this.table) {
       this.table = el("table");
       const head = el("tr");
-      head.append(el("th", "Room"), el("th", "Map"), el("th", "Players"), el("th", "Bots"), el("th", "Watching"), el("th", "Mode"), el("th", "Server", "node"), el("th"));
+      head.append(el("th", "Room"), el("th", "Map"), el("th", "Players"), el("th", "Bots"), el("th", "Watching", "watch"), el("th", "Mode"), el("th", "Server", "node"), el("th"));
       this.table.append(head);
       this.list.replaceChildren(this.table);
     }
@@ -261,7 +261,7 @@ export class Lobby {
       this.room.value = name;
       this.submit(false);
     });
-    const cells = [el("td", "", "map"), el("td"), el("td"), el("td"), el("td", "", "mode"), el("td", "", "node")];
+    const cells = [el("td", "", "map"), el("td"), el("td"), el("td", "", "watch"), el("td", "", "mode"), el("td", "", "node")];
     const td = el("td");
     td.append(go);
     tr.append(el("td", name, "rname"), ...cells, td);
