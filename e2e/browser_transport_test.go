@@ -33,14 +33,8 @@ func browserQUIC(t *testing.T) context.Context {
 // Prometheus prints it).
 func metric(t *testing.T, addr, sample string) float64 {
 	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), sample+" "); ok {
+	for _, l := range scrape(t, addr) {
+		if v, ok := strings.CutPrefix(l, sample+" "); ok {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
 				t.Fatalf("%s: %v", sample, err)
@@ -50,6 +44,22 @@ func metric(t *testing.T, addr, sample string) float64 {
 	}
 	t.Fatalf("/metrics has no %s", sample)
 	return 0
+}
+
+// scrape returns the lines of the server's /metrics.
+func scrape(t *testing.T, addr string) []string {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var lines []string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return lines
 }
 
 // TestBrowserWebTransport: two pages enter a room through the lobby, both

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -112,14 +111,8 @@ func TestBrowserClusterLobby(t *testing.T) {
 
 func metrics(t *testing.T, addr string) string {
 	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
 	var lines []string
-	for _, l := range strings.Split(string(b), "\n") {
+	for _, l := range scrape(t, addr) {
 		if strings.HasPrefix(l, "webtron_proxied") || strings.HasPrefix(l, "webtron_lease") {
 			lines = append(lines, l)
 		}

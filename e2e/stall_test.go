@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bufio"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -48,22 +46,16 @@ func TestBrowserBusyPageKeepsItsConnection(t *testing.T) {
 // its transports.
 func connectionsOpened(t *testing.T, addr string) float64 {
 	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	sum := 0.0
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), server.MetricConnsOpened+"{")
+	for _, l := range scrape(t, addr) {
+		rest, ok := strings.CutPrefix(l, server.MetricConnsOpened+"{")
 		if !ok {
 			continue
 		}
 		_, v, _ := strings.Cut(rest, "} ")
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			t.Fatalf("%s: %v", sc.Text(), err)
+			t.Fatalf("%s: %v", l, err)
 		}
 		sum += f
 	}
