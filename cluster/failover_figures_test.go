@@ -81,7 +81,13 @@ func TestFailoverFigures(t *testing.T) {
 	}
 	k := nodes[victim]
 	load, _ := os.ReadFile("/proc/loadavg")
-	t.Logf("rooms per node %v; kill -9 %s; load average %s", perNode, k.name, strings.Fields(string(load))[:3])
+	// Whether the dead node led the lease stream decides the figure: a
+	// takeover's compare-and-set waits for the stream to elect a leader.
+	leader := "unknown"
+	if infos, err := k.nodes(); err == nil && len(infos) > 0 {
+		leader = infos[0].LeaseLeader
+	}
+	t.Logf("rooms per node %v; kill -9 %s; the lease stream's leader %s; load average %s", perNode, k.name, leader, strings.Fields(string(load))[:3])
 	before := c.snapshot()
 	kept := c.keep(ps)
 	killed := time.Now()

@@ -20,6 +20,7 @@ SEATS=${SEATS:-"8 16 32"}
 DURATION=${DURATION:-40}
 MARGIN=${MARGIN:-2}
 out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
 
 # steps SEATS: the room counts to try for that room size (about 64 to 1,000
 # players).
