@@ -24,13 +24,23 @@ import (
 // asked (scripts/failover-figures.sh):
 //
 //	WEBTRON_FAILOVER_FIGURES=1 go test -count=1 -run TestFailoverFigures -v ./cluster/
+//
+// With WEBTRON_FAILOVER_NATS=debian the nodes are clients of three Debian
+// nats-server processes of their own instead of embedding NATS: the kill
+// then takes no NATS server, so no JetStream leader, with it.
 func TestFailoverFigures(t *testing.T) {
 	if os.Getenv("WEBTRON_FAILOVER_FIGURES") == "" {
 		t.Skip("set WEBTRON_FAILOVER_FIGURES=1 to measure")
 	}
 	const rooms, humans = 30, 4
 	webtronBinary(t)
-	nodes := embeddedNodes(t, "--bots", "4", "--seats", "8")
+	extra := []string{"--bots", "4", "--seats", "8"}
+	var nodes []*node
+	if os.Getenv("WEBTRON_FAILOVER_NATS") == "debian" {
+		nodes, _, _, _ = externalNodes(t, extra...)
+	} else {
+		nodes = embeddedNodes(t, extra...)
+	}
 	c := &clusterRun{t: t, nodes: nodes}
 	c.rng = rand.New(rand.NewPCG(26, 26))
 	for _, n := range nodes {

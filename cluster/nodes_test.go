@@ -82,12 +82,29 @@ func TestClusterDebianNATS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
+	webtronBinary(t)
+	nodes, servers, urls, auth := externalNodes(t)
+	c := &clusterRun{t: t, nodes: nodes, drain: true, leader: func(name string) *proc { return servers[name] }}
+	c.history = func(room string) map[history.TickEvent]bool {
+		o := cluster.Options{Name: "reader", PublicURL: "http://127.0.0.1:1", NATS: urls, Replicas: 3, Secret: testSecret,
+			User: "webtron", Password: natsPassword, TLS: cluster.TLSFiles{CA: auth.ca, Cert: auth.cert, Key: auth.key},
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		return roomHistory(t, o, room)
+	}
+	c.run()
+}
+
+// externalNodes returns three nodes (not started), each a client of three
+// Debian nats-server processes (started, routed together, named ns1..ns3)
+// that run apart from them, as a deployment with its own NATS cluster
+// does, with extra flags for every node; and the servers, their client
+// URLs and the credentials the nodes use.
+func externalNodes(t *testing.T, extra ...string) ([]*node, map[string]*proc, []string, natsAuth) {
 	if _, err := exec.LookPath("nats-server"); err != nil {
 		t.Skip("nats-server is not installed (make test installs Debian's: scripts/install-nats-server.sh)")
 	}
 	out, _ := exec.Command("nats-server", "--version").Output()
 	t.Logf("external NATS: %s", strings.TrimSpace(string(out)))
-	webtronBinary(t)
 	dir := t.TempDir()
 	ports := freePorts(t, 9)
 	routes := ports[6:9]
@@ -115,16 +132,9 @@ func TestClusterDebianNATS(t *testing.T) {
 		mine := append([]string{urls[i]}, slices.Delete(slices.Clone(urls), i, i+1)...)
 		args, env := auth.nodeArgs(mine)
 		nodes[i] = &node{addr: addr, proc: proc{t: t, name: name, log: filepath.Join(dir, name+".log"),
-			args: nodeArgs(name, addr, filepath.Join(dir, name), args...), env: env}}
+			args: nodeArgs(name, addr, filepath.Join(dir, name), append(args, extra...)...), env: env}}
 	}
-	c := &clusterRun{t: t, nodes: nodes, drain: true, leader: func(name string) *proc { return servers[name] }}
-	c.history = func(room string) map[history.TickEvent]bool {
-		o := cluster.Options{Name: "reader", PublicURL: "http://127.0.0.1:1", NATS: urls, Replicas: 3, Secret: testSecret,
-			User: "webtron", Password: natsPassword, TLS: cluster.TLSFiles{CA: auth.ca, Cert: auth.cert, Key: auth.key},
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-		return roomHistory(t, o, room)
-	}
-	c.run()
+	return nodes, servers, urls, auth
 }
 
 // roomHistory reads room's replicated history as a node of options o

@@ -44,18 +44,27 @@ for seats in $SEATS; do
 		players=$((seats * rooms))
 		log=$out/load-$seats-$rooms.txt
 		# A room fills with humans, so no server bots: load.sh runs --bots 0.
-		COUNT=$players ROOMS=$rooms DURATION=${DURATION}s OUT=$out/run-$seats-$rooms scripts/load.sh >"$log" 2>&1 || {
-			echo "seats $seats rooms $rooms: load.sh failed (see $log)" >&2
-			continue
+		# load.sh fails when a client asked for a resync: on two cores the
+		# clients, at nice 19, fall behind first. The server's figures still
+		# stand; such a step is marked and never counts as at the floor.
+		behind=""
+		SERVE_FLAGS="--seats $seats ${SERVE_FLAGS:-}" COUNT=$players ROOMS=$rooms DURATION=${DURATION}s OUT=$out/run-$seats-$rooms scripts/load.sh >"$log" 2>&1 || {
+			behind=$(sed -n 's/.*"desyncs": \([0-9]*\).*/\1/p' "$log")
+			if [ -z "$behind" ] || ! grep -q '^server CPU' "$log"; then
+				echo "seats $seats rooms $rooms: load.sh failed (see $log)" >&2
+				continue
+			fi
+			behind=" (clients behind: $behind resyncs)"
 		}
 		server=$(awk '/^tick lateness/ {on = 1; next} on && /<= 0.005 / {print $3; exit}' "$log")
 		probe=$(sed -n 's/.* \([0-9.]*\) % within 5 ms.*/\1/p' "$out/run-$seats-$rooms/wakeprobe.txt")
 		read -r cpu secs < <(awk '/^server CPU/ {print $3, $6}' "$log")
 		rss=$(awk '/^server RSS/ {print $3}' "$log")
 		at=$(awk -v s="$server" -v p="$probe" -v m="$MARGIN" 'BEGIN {print (s + m >= p) ? "yes" : "no"}')
+		[ -n "$behind" ] && at=no
 		[ "$at" = yes ] && [ $players -gt $best ] && best=$players
-		printf '| %d | %d | %d | %s %% | %s %% | %s | %.1f s in %.0f s | %.2f s | %s MB | %.1f MB |\n' \
-			"$seats" "$rooms" "$players" "$server" "$probe" "$at" "$cpu" "$secs" \
+		printf '| %d | %d | %d | %s %% | %s %% | %s%s | %.1f s in %.0f s | %.2f s | %s MB | %.1f MB |\n' \
+			"$seats" "$rooms" "$players" "$server" "$probe" "$at" "$behind" "$cpu" "$secs" \
 			"$(awk -v c="$cpu" -v s="$secs" -v r="$rooms" 'BEGIN {print c / r / s * 60}')" "$rss" \
 			"$(awk -v m="$rss" -v r="$rooms" 'BEGIN {print m / r}')" | tee -a "$out/table.md" >&2
 	done

@@ -6,12 +6,18 @@
 # node holding the most rooms mid-round; prints how long after the kill
 # the players it cut off were back in their own seats (p50, p95, max), the
 # load average at the kill, and fails on a lost round, a resync or a
-# harmed room elsewhere. Run it when the machine is quiet.
+# harmed room elsewhere. Run it when the machine is quiet. It says whether
+# the dead node led the lease stream: with embedded NATS, when it did, every
+# takeover waits for the stream to elect another leader (4-9 s in
+# nats-server's Raft), so run it a few times. NATS=debian runs the nodes on
+# three Debian nats-server processes of their own instead, which a kill of
+# a node leaves alone.
 #
 #   scripts/failover-figures.sh
+#   NATS=debian scripts/failover-figures.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 uptime
-WEBTRON_FAILOVER_FIGURES=1 go test -count=1 -run 'TestFailoverFigures$' -v ./cluster/ |
-	grep -E 'failover_figures_test|nodes_test.go:[0-9]+: [0-9]+ (cut-off|players)|^(--- |ok|FAIL)'
+WEBTRON_FAILOVER_NATS=${NATS:-embedded} WEBTRON_FAILOVER_FIGURES=1 go test -count=1 -run 'TestFailoverFigures$' -v ./cluster/ |
+	grep -E 'failover_figures_test|external NATS|nodes_test.go:[0-9]+: [0-9]+ (cut-off|players)|^(--- |ok|FAIL)'
 uptime
