@@ -102,7 +102,8 @@ func (n *Node) Deaths() <-chan struct{} { return n.deaths }
 func (n *Node) orphanFor() time.Duration { return n.opt.LeaseTTL }
 
 // Orphans returns the rooms that the nodes dead by now named in their last
-// heartbeats, at most orphanFor after they were last heard, sorted. A node
+// heartbeats (public and private), at most orphanFor after they were last
+// heard, sorted. A node
 // that cannot tell who is dead (Alive) sees none.
 func (n *Node) Orphans() []string {
 	now := time.Now()
@@ -119,6 +120,7 @@ func (n *Node) Orphans() []string {
 		for _, r := range p.info.Rooms {
 			out = append(out, r.Name)
 		}
+		out = append(out, p.info.Private...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

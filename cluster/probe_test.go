@@ -11,7 +11,8 @@ import (
 
 // TestProbeFindsTheDeadAtOnce: a node whose connection to NATS is gone
 // (as after kill -9) is taken for dead by a probe about as soon as its
-// heartbeat is late, long before DeadAfter, and its rooms are Orphans;
+// heartbeat is late, long before DeadAfter, and its rooms are Orphans
+// (its private ones too, which its heartbeat names apart);
 // a node that is only late (its heartbeats stalled, its process alive and
 // listening) is not, until DeadAfter.
 func TestProbeFindsTheDeadAtOnce(t *testing.T) {
@@ -21,7 +22,7 @@ func TestProbeFindsTheDeadAtOnce(t *testing.T) {
 			Secret: []byte("the-tests-cluster-secret-0123456789"), Heartbeat: 100 * time.Millisecond, DeadAfter: 10 * time.Second,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Status: func() NodeInfo {
-				return NodeInfo{MaxPlayers: 100, MaxRooms: 10, Rooms: []RoomInfo{{Name: "room of " + name}}}
+				return NodeInfo{MaxPlayers: 100, MaxRooms: 10, Rooms: []RoomInfo{{Name: "room of " + name}}, Private: []string{"private of " + name}}
 			}})
 		if err != nil {
 			t.Fatal(err)
@@ -59,8 +60,8 @@ func TestProbeFindsTheDeadAtOnce(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Logf("b taken for dead %v after its connection closed", time.Since(killed).Round(time.Millisecond))
-	if got := a.Orphans(); len(got) != 1 || got[0] != "room of b" {
-		t.Fatalf("orphans %v, want b's room", got)
+	if got := a.Orphans(); len(got) != 2 || got[0] != "private of b" || got[1] != "room of b" {
+		t.Fatalf("orphans %v, want b's two rooms", got)
 	}
 	if !a.Alive(oc) {
 		t.Fatal("c, late but listening, taken for dead")

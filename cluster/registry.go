@@ -73,11 +73,15 @@ type NodeInfo struct {
 	Gone        bool   `json:"gone,omitempty"` // a goodbye: the node is stopping
 	// SeenAgoMs is how long ago its last heartbeat arrived (in /api/nodes).
 	SeenAgoMs int64 `json:"seen_ago_ms"`
+	// Private names the node's private rooms (a server's Practice rooms),
+	// which no lobby lists: its peers need only their names, to carry them
+	// on when the node dies (Orphans). Public leaves them out.
+	Private []string `json:"private,omitempty"`
 }
 
 // Public is the node as /api/nodes shows it to anyone.
 func (i NodeInfo) Public() NodeInfo {
-	i.Incarnation, i.URL = "", ""
+	i.Incarnation, i.URL, i.Private = "", "", nil
 	return i
 }
 

@@ -89,14 +89,21 @@ func (s *Server) startCluster() error {
 func (g *clusterNode) status() cluster.NodeInfo {
 	s := g.s
 	t := s.population()
-	rooms := s.publicRooms()
-	// Practice rooms are nobody else's business, but they take places:
-	// the rooms this node may still open are what MaxRooms says less them.
-	info := cluster.NodeInfo{Rooms: make([]cluster.RoomInfo, len(rooms)), Players: t.players, Connections: t.conns,
-		MaxPlayers: s.cfg.MaxPlayers, MaxRooms: s.cfg.MaxRooms - (t.rooms - len(rooms)), Draining: g.draining.Load()}
-	for i, r := range rooms {
-		info.Rooms[i] = cluster.RoomInfo{Name: r.Name, Players: r.Players, Bots: r.Bots, Spectators: r.Spectators, Map: r.Map, MapName: r.MapName, RoomTeams: r.RoomTeams}
+	all := s.Rooms()
+	// Practice rooms are nobody else's business, but they take places
+	// (the rooms this node may still open are what MaxRooms says less
+	// them), and the nodes need their names to carry them on should this
+	// one die: named apart (Private), never in the lobby.
+	info := cluster.NodeInfo{Rooms: make([]cluster.RoomInfo, 0, len(all)), Players: t.players, Connections: t.conns,
+		MaxPlayers: s.cfg.MaxPlayers, Draining: g.draining.Load()}
+	for _, r := range all {
+		if r.Private {
+			info.Private = append(info.Private, r.Name)
+			continue
+		}
+		info.Rooms = append(info.Rooms, cluster.RoomInfo{Name: r.Name, Players: r.Players, Bots: r.Bots, Spectators: r.Spectators, Map: r.Map, MapName: r.MapName, RoomTeams: r.RoomTeams})
 	}
+	info.MaxRooms = s.cfg.MaxRooms - (t.rooms - len(info.Rooms))
 	return info
 }
 
@@ -167,8 +174,12 @@ func (g *clusterNode) join(c *conn, name string, hello *proto.Hello) *reason {
 		s.log.Warn("cluster: cannot read a room's lease", "room", name, "err", err)
 		return &reasonBusy
 	}
-	if isPractice(name) && (!held || !node.Alive(owner)) {
-		return &reasonPracticeGone // only /api/practice opens one, leased to its node
+	if isPractice(name) && (!held || s.cfg.EphemeralRooms && !node.Alive(owner)) {
+		// Only /api/practice opens one, leased to its node. One whose node
+		// died is carried on from its history like any room, never opened
+		// afresh (attach refuses that), and its room refuses a join without
+		// its player's token (room.ErrPrivate).
+		return &reasonPracticeGone
 	}
 	if !held || !node.Alive(owner) {
 		// Nobody alive holds the room: it opens on the node with the most

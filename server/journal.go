@@ -245,7 +245,7 @@ func (g *clusterNode) resume(name string) (bool, error) {
 	s.mu.Unlock()
 	g.resumed.Add(1)
 	s.log.Info("cluster: room carried on from its history", "room", name, "entries", len(entries), "tick", h.room.Now(),
-		"written_ago", time.Since(rec.Written).Round(time.Millisecond))
+		"written_ago", time.Since(rec.Written).Round(time.Millisecond), "private", h.private, "bot_skill", h.room.BotSkill())
 	return true, nil
 }
 
@@ -266,9 +266,10 @@ func (g *clusterNode) takeOrphans() {
 		}
 	}
 	for _, name := range orphans {
-		// A practice room dies with its node (its player starts another
-		// from the lobby); only a live node hands one over.
-		if isPractice(name) || s.hasRoom(name) {
+		// Practice rooms too (the dead node's heartbeat named them
+		// apart): rebuilt from the history, still private, its bots of
+		// the same skill (room.Meta), its player's seat held for its token.
+		if s.hasRoom(name) {
 			continue
 		}
 		since, ok := g.orphanSince[name]

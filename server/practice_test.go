@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -182,6 +183,20 @@ func TestPracticeInCluster(t *testing.T) {
 	}
 	if info.MaxRooms != 9 {
 		t.Errorf("the heartbeat says %d rooms may open, want 9", info.MaxRooms)
+	}
+	// It names the room apart, for a node to carry it on should this one
+	// die (cluster.Node.Orphans), and /api/nodes leaves that out.
+	if len(info.Private) != 1 || info.Private[0] != a.Room {
+		t.Errorf("the heartbeat's private rooms: %v, want %q", info.Private, a.Room)
+	}
+	resp, err := http.Get(s.ts.URL + "/api/nodes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.Contains(string(nodes), a.Room) {
+		t.Errorf("/api/nodes names the practice room: %s", nodes)
 	}
 	ws := dialRaw(t, s.url)
 	send(t, ws, websocket.MessageBinary, marshal(t, &proto.Hello{Name: "Dee", Room: "practice-bbbbbbbbbbbbbbbbbbbb"}))
