@@ -84,6 +84,10 @@ type Meta struct {
 	Private  bool   `json:"private,omitempty"`
 	BotSkill int    `json:"bot_skill"`
 	Map      string `json:"map,omitempty"` // Config.Map: the map's id, for the room list (the map is in the state)
+	// Rules is the sim.RulesVersion the round is played under: a round
+	// goes on only under the same rules (Restore refuses others, ErrRules).
+	// 0 in journals written before it was recorded.
+	Rules int `json:"rules,omitempty"`
 	// Epoch is when the room's tick 0 was, as Unix nanoseconds on the
 	// writing node's clock (Config.EpochWall): a room rebuilt on another
 	// node runs on at the same ticks.
@@ -242,7 +246,7 @@ func (r *Room) journalBase() {
 	jn := &r.jn
 	tick, snap := r.tl.RoundStart()
 	e := &Entry{Kind: EntryBase, Tick: tick, State: snap, RoundStart: tick != jn.round, Seats: r.seatList(),
-		Meta: &Meta{Name: r.Name, Seed: r.cfg.Seed, Private: r.cfg.Private, BotSkill: r.cfg.BotSkill, Map: r.cfg.Map, Epoch: r.cfg.EpochWall}}
+		Meta: &Meta{Name: r.Name, Seed: r.cfg.Seed, Private: r.cfg.Private, BotSkill: r.cfg.BotSkill, Map: r.cfg.Map, Epoch: r.cfg.EpochWall, Rules: sim.RulesVersion}}
 	if !e.RoundStart {
 		e.Tick, e.State, _ = r.tl.JoinData()
 	}
@@ -295,6 +299,10 @@ func tokenSum(token []byte) [sha256.Size]byte { return sha256.Sum256(token) }
 // ErrJournal is wrapped by Restore's refusals of a journal.
 var ErrJournal = errors.New("room: journal cannot rebuild the room")
 
+// ErrRules is Restore's refusal of a journal written under other rules
+// than this build's (sim.RulesVersion; or none recorded, before it was).
+var ErrRules = errors.New("room: journal written under other rules")
+
 // Restore rebuilds a room from its journal (entries from a base entry on,
 // in order, as the cluster recovered them), with tick 0 at epoch on the
 // clock now is read on, and brings it to now: the state at the base entry,
@@ -309,6 +317,13 @@ func Restore(name string, cfg Config, epoch, now time.Duration, tr Transport, en
 		return nil, fmt.Errorf("%w: it does not start with a base entry", ErrJournal)
 	}
 	base := entries[0]
+	if base.Meta == nil || base.Meta.Rules != sim.RulesVersion {
+		var rules int
+		if base.Meta != nil {
+			rules = base.Meta.Rules
+		}
+		return nil, fmt.Errorf("%w: rules %d, this build's %d", ErrRules, rules, sim.RulesVersion)
+	}
 	s, err := sim.UnmarshalState(base.State)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrJournal, err)

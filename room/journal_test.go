@@ -2,6 +2,7 @@ package room
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 	"time"
 
@@ -275,5 +276,31 @@ func TestCheckpointForHandover(t *testing.T) {
 	}
 	if m := b.members[int(w.Player)]; m == nil || m.name != "ann" {
 		t.Fatalf("ann's seat after the checkpoint's rebuild: %+v", m)
+	}
+}
+
+// TestRestoreRefusesOtherRules: a journal written under other rules
+// (sim.RulesVersion, or none recorded) does not rebuild the room: its
+// round replayed under these would not be the round its players saw.
+func TestRestoreRefusesOtherRules(t *testing.T) {
+	j := &memJournal{t: t, auto: true}
+	cfg := Config{Bots: 3, Seed: 7, Journal: j}
+	a, _ := newTestRoom(t, cfg)
+	hello(t, a, 1, &proto.Hello{Name: "ann"}, 0)
+	now := runUntil(t, a, 0, time.Minute, func() bool { return a.tl.Confirmed().Tick() > 120*2 })
+	es := j.fromLastBase()
+	if es[0].Meta.Rules != sim.RulesVersion {
+		t.Fatalf("the base entry says rules %d, want %d", es[0].Meta.Rules, sim.RulesVersion)
+	}
+	cfg.Journal = &memJournal{t: t, auto: true}
+	for _, rules := range []int{sim.RulesVersion - 1, sim.RulesVersion + 1, 0} {
+		es[0].Meta.Rules = rules
+		if _, err := Restore("test", cfg, 0, now, &testTransport{t: t}, es); !errors.Is(err, ErrRules) {
+			t.Fatalf("a journal of rules %d (these %d): %v, want ErrRules", rules, sim.RulesVersion, err)
+		}
+	}
+	es[0].Meta.Rules = sim.RulesVersion
+	if _, err := Restore("test", cfg, 0, now, &testTransport{t: t}, es); err != nil {
+		t.Fatalf("a journal of these rules: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"webtron/cluster"
 	"webtron/room"
+	"webtron/sim"
 )
 
 // A cluster node writes each room's journal (room/journal.go) to the
@@ -225,6 +226,18 @@ func (g *clusterNode) resume(name string) (bool, error) {
 		entries = append(entries, e)
 	}
 	h, err := restoreRoomHost(s, name, entries, rec.Chain)
+	if errors.Is(err, room.ErrRules) {
+		// A build of other rules wrote it (a rolling upgrade that changed
+		// the simulation): its round replayed here would not be the one
+		// its players saw.
+		var rules int
+		if m := entries[0].Meta; m != nil {
+			rules = m.Rules
+		}
+		s.log.Warn("cluster: a room's history was played under other rules (sim.RulesVersion); a round cannot go on under others: opening it afresh",
+			"room", name, "its_rules", rules, "rules", sim.RulesVersion)
+		return false, nil
+	}
 	if err != nil {
 		s.log.Error("cluster: cannot rebuild a room from its history; opening it afresh", "room", name, "err", err)
 		return false, nil

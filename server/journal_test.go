@@ -2,6 +2,9 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 	"webtron/history"
 	"webtron/internal/natstest"
 	"webtron/room"
+	"webtron/sim"
 )
 
 // recoverRoom reads room's history back as another node would.
@@ -178,5 +182,58 @@ func TestClusterWriteAhead(t *testing.T) {
 		if err := p.Err(); err != nil {
 			t.Fatalf("write-ahead %v: %v", wa, err)
 		}
+	}
+}
+
+// TestClusterOtherRulesOpenAfresh: a room's history written under other
+// rules (sim.RulesVersion: a build before a change of the simulation) is
+// not carried on, since its round cannot be replayed under these; the join
+// does not fail either: the room opens afresh, and the log says why.
+func TestClusterOtherRulesOpenAfresh(t *testing.T) {
+	url := natstest.Start(t)
+	var log lockedBuffer
+	s := clusterServer(t, url, func(c *Config) { c.Bots = 1; c.Logger = slog.New(slog.NewTextHandler(&log, nil)) })
+	drive(t, player(t, s.url, headless.Options{Name: "ann", Room: "r"}))
+	time.Sleep(time.Second) // its history written
+	es := recoverRoom(t, url, "r")
+	for _, e := range es {
+		if e.Meta != nil {
+			e.Meta.Name, e.Meta.Rules = "old", sim.RulesVersion-1
+		}
+	}
+	// A node of the older build played room "old" and died, its history
+	// recent enough to carry on.
+	w, err := cluster.Start(cluster.Options{Name: "w", PublicURL: "http://127.0.0.1:1", NATS: []string{url}, Replicas: 1, Secret: clusterSecret, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-w.Ready()
+	h := w.OpenHistory("old", cluster.Chain{})
+	for _, e := range es {
+		var flags byte
+		if e.Kind == room.EntryBase {
+			flags = cluster.Base
+			if e.RoundStart {
+				flags |= cluster.RoundStart
+			}
+		}
+		h.Append(e, flags)
+	}
+	h.Close(false)
+	<-h.Done()
+	w.Close()
+
+	drive(t, player(t, s.url, headless.Options{Name: "bob", Room: "old"}))
+	if n := s.cl.resumed.Load(); n != 0 {
+		t.Fatalf("%d rooms carried on from their history, want none", n)
+	}
+	var humans int
+	s.inspect(t, "old", func(r *room.Room) { humans, _ = r.Humans() })
+	if humans != 1 {
+		t.Fatalf("room old has %d humans, want bob alone (a fresh room: ann's seat not held)", humans)
+	}
+	want := fmt.Sprintf(`msg="cluster: a room's history was played under other rules (sim.RulesVersion); a round cannot go on under others: opening it afresh" room=old its_rules=%d rules=%d`, sim.RulesVersion-1, sim.RulesVersion)
+	if !strings.Contains(log.String(), want) {
+		t.Fatalf("the log does not say %s:\n%s", want, log.String())
 	}
 }
