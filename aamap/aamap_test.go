@@ -22,7 +22,7 @@ func TestStockMaps(t *testing.T) {
 		"square-1.0.1.aamap.xml":                   {4, 12, 0, 4, 0, sim.MapSpawn{X: 255, Y: 50, Dir: 1}},
 		"diamond-1.0.2.aamap.xml":                  {4, 12, 0, 4, 0, sim.MapSpawn{X: 255, Y: 50, Dir: 1}},
 		"40-gon-0.2.aamap.xml":                     {40, 40, 0, 4, 0, sim.MapSpawn{X: 250, Y: 26, Dir: 1}},
-		"inaktek-0.7.2.aamap.xml":                  {40, 12, 0, 8, 0, sim.MapSpawn{X: 600, Y: 500, Dir: 3}},
+		"inaktek-0.7.2.aamap.xml":                  {40, 12, 0, 8, 0, sim.MapSpawn{X: 600, Y: 500, Dir: 6}},
 		"repeat-0.3.2.aamap.xml":                   {20, 12, 0, 4, 0, sim.MapSpawn{X: 255, Y: 50, Dir: 1}},
 		"for_old_clients-0.1.0.aamap.xml":          {4, 2, 2, 4, 9, sim.MapSpawn{X: 255, Y: 50, Dir: 1}},
 		"fourfold_for_old_clients-0.1.0.aamap.xml": {4, 4, 4, 4, 9, sim.MapSpawn{X: 100, Y: 100, Dir: 1}},

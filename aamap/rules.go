@@ -81,9 +81,9 @@ func LoadInto(cfg *sim.Config, name, dir string) (path string, warnings []string
 
 // Sim returns the map as the simulation plays it: each Wall's consecutive
 // Points as straight pieces (a repeated point draws nothing, as in
-// Armagetron), each spawn facing the axis nearest its direction, the zones.
-// Cycles drive along four axes whatever Axes says (docs/physics.md,
-// deviations).
+// Armagetron), each spawn facing the axis of the map's Axes nearest its
+// direction (Armagetron's gCycle constructor snaps dirDrive to
+// Grid()->DirectionWinding at once), the zones.
 func (m *Map) Sim() *sim.Map {
 	out := &sim.Map{Axes: int64(m.Axes)}
 	for _, pts := range m.Walls {
@@ -95,7 +95,7 @@ func (m *Map) Sim() *sim.Map {
 		}
 	}
 	for _, s := range m.Spawns {
-		out.Spawns = append(out.Spawns, sim.MapSpawn{X: s.X, Y: s.Y, Dir: s.axis()})
+		out.Spawns = append(out.Spawns, sim.MapSpawn{X: s.X, Y: s.Y, Dir: s.axisOf(m.Axes)})
 	}
 	for _, z := range m.Zones {
 		e := uint8(sim.ZoneDeath)
@@ -108,6 +108,29 @@ func (m *Map) Sim() *sim.Map {
 		out.Zones = append(out.Zones, sim.MapZone{Effect: e, X: z.X, Y: z.Y, Radius: z.Radius, Growth: z.Growth})
 	}
 	return out
+}
+
+// axisOf returns the one of n evenly spaced axes nearest the spawn's
+// direction (sim.AxisVector numbers them): axis for four, and for others the
+// nearest by angle, between two as near the larger number, as axis says.
+func (s Spawn) axisOf(n int) uint8 {
+	if n == 4 || n < 1 || n > 256 {
+		return s.axis() // out of range: sim.Config.Validate refuses the map
+	}
+	if s.HasAngle {
+		// The angle in nths of a turn, k + r/(360 Unit): k or k+1 by r.
+		const full = 360 * Unit
+		a := (s.Angle%full + full) % full
+		k, r := a*int64(n)/full, a*int64(n)%full
+		switch {
+		case 2*r > full:
+			k++
+		case 2*r == full && k+1 < int64(n): // as near both: the larger, but n-1 over 0
+			k++
+		}
+		return uint8(k % int64(n))
+	}
+	return sim.NearestAxis(n, s.DX, s.DY)
 }
 
 // axis returns the one of the four axes (0 east, 1 north, 2 west, 3 south)

@@ -100,7 +100,10 @@ func (b *Bot) Decide(s *sim.State, out []sim.Event) []sim.Event {
 	if !me.Alive {
 		return out
 	}
-	if b.rider {
+	if b.rider || s.Axes() != 4 {
+		// The AI's look-ahead (its grid, its options) knows four axes;
+		// on a map of others every bot rides as the rider does, which
+		// only casts rays (docs/physics.md section 8).
 		return b.ride(s, &me, out)
 	}
 	if b.st != s {

@@ -18,7 +18,8 @@ import (
 // with testdata/golden_maps.txt: natively (GOAMD64=v1 and v3) and under
 // js/wasm the same hashes, so a client in the browser plays every map as
 // the server does. Each round must be decided within the run, with every
-// cycle having ridden (spawned on the map and moved).
+// cycle having ridden (spawned on the map and moved). On inaktek, whose
+// Axes is 8, the trails must run at 45 degrees too.
 func TestGoldenMaps(t *testing.T) {
 	const file = "testdata/golden_maps.txt"
 	update := flag("update")
@@ -53,7 +54,7 @@ func TestGoldenMaps(t *testing.T) {
 		}
 		s.Step(bot.Joins(players))
 		var evs []sim.Event
-		moved := 0
+		moved, slanted := 0, 0
 		for tick := 0; tick < limit; tick++ {
 			if ph, _ := s.Phase(); ph == sim.PhaseOver {
 				break
@@ -63,6 +64,11 @@ func TestGoldenMaps(t *testing.T) {
 				evs = b.Decide(s, evs)
 			}
 			s.Step(evs)
+			for p := 0; p < players; p++ {
+				if c := s.Cycle(p); c.Alive && c.Dir%2 == 1 && m.Axes == 8 {
+					slanted++
+				}
+			}
 			if ph, _ := s.Phase(); ph == sim.PhasePlay && moved == 0 {
 				moved = -1 // first tick of play: count the cycles that move on the next
 			} else if moved == -1 {
@@ -78,7 +84,10 @@ func TestGoldenMaps(t *testing.T) {
 		if ph != sim.PhaseOver || moved != players {
 			t.Errorf("%s: phase %d after %d ticks, %d of %d cycles rode", filepath.Base(path), ph, s.Tick(), moved, players)
 		}
-		t.Logf("%s: round decided at tick %d", filepath.Base(path), s.Tick())
+		if m.Axes == 8 && slanted == 0 {
+			t.Errorf("%s: Axes 8, and no cycle rode a diagonal", filepath.Base(path))
+		}
+		t.Logf("%s: round decided at tick %d (%d cycle-ticks on a diagonal)", filepath.Base(path), s.Tick(), slanted)
 		key := fmt.Sprintf("map=%s players=%d seed=%d", strings.TrimSuffix(filepath.Base(path), ".aamap.xml"), players, k+1)
 		got := fmt.Sprintf("%016x", s.Hash())
 		fmt.Fprintf(&out, "%s %s\n", key, got)

@@ -23,8 +23,8 @@ func (b *Bot) ride(s *sim.State, me *sim.Cycle, out []sim.Event) []sim.Event {
 	if g, _ := s.Ray(me.X, me.Y, me.Dir, sim.Meter+3*step, b.id); g < 0 {
 		return out
 	}
-	l, _ := s.Ray(me.X, me.Y, (me.Dir+1)&3, farLook, b.id)
-	r, _ := s.Ray(me.X, me.Y, (me.Dir+3)&3, farLook, b.id)
+	l, _ := s.Ray(me.X, me.Y, s.Turned(me.Dir, 1), farLook, b.id)
+	r, _ := s.Ray(me.X, me.Y, s.Turned(me.Dir, -1), farLook, b.id)
 	if r < 0 && l >= 0 || r > l && l >= 0 {
 		return b.event(out, sim.EvTurnRight)
 	}

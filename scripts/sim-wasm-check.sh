@@ -8,11 +8,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/webtron" ./cmd/webtron
 GOOS=js GOARCH=wasm go build -o "$tmp/webtron.wasm" ./cmd/webtron
-# The last run plays an Armagetron fortress map (its zones too), installed
-# by scripts/install-armagetron-maps.sh.
+# The last runs play Armagetron maps, installed by
+# scripts/install-armagetron-maps.sh: a fortress map (its zones too), and
+# inaktek, whose 8 axes play the slanted geometry.
 ./scripts/install-armagetron-maps.sh
 for args in "--players 2 --ticks 3000 --seed 1" "--players 8 --ticks 3000 --seed 2" \
-	"--players 4 --ticks 3000 --seed 3 --map-file Z-Man/fortress/sumo_4x4-0.1.1.aamap.xml"; do
+	"--players 4 --ticks 3000 --seed 3 --map-file Z-Man/fortress/sumo_4x4-0.1.1.aamap.xml" \
+	"--players 8 --ticks 3000 --seed 4 --map-file Your_mom/clever/inaktek-0.7.2.aamap.xml"; do
 	native=$("$tmp/webtron" sim $args | tail -n 1)
 	wasm=$("$wasmexec/go_js_wasm_exec" "$tmp/webtron.wasm" sim $args | tail -n 1)
 	if [ "$native" != "$wasm" ]; then

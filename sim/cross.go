@@ -22,17 +22,28 @@ func (s *State) crossMoves() {
 	}
 	for _, x := range xs {
 		ma, mb := &s.moves[x.a], &s.moves[x.b]
-		if !ma.reaches(x.X, x.Y) || !mb.reaches(x.X, x.Y) {
+		if s.dirs != nil {
+			if x.da > ma.Len || x.db > mb.Len {
+				continue // one of them was stopped before getting there
+			}
+		} else if !ma.reaches(x.X, x.Y) || !mb.reaches(x.X, x.Y) {
 			continue // one of them was stopped before getting there
 		}
 		if x.both {
 			ma.stop(x.X, x.Y, CauseCollision)
 			mb.stop(x.X, x.Y, CauseCollision)
+			if s.dirs != nil {
+				ma.Len, mb.Len = x.da, x.db
+			}
 			s.influence(x.a, x.b, s.c.Tick)
 			s.influence(x.b, x.a, s.c.Tick)
 			continue
 		}
-		s.brake(x.a, ma, x.X, x.Y)
+		if s.dirs != nil {
+			s.brakeSlant(x.a, ma, x.X, x.Y, x.da)
+		} else {
+			s.brake(x.a, ma, x.X, x.Y)
+		}
 		if ma.Dead {
 			s.influence(x.a, x.b, s.c.Tick)
 		}
@@ -79,7 +90,11 @@ func (s *State) findCrossings() {
 		}
 	}
 	for _, p := range pairs[:np] {
-		if x, ok := s.cross(int(p)/MaxPlayers, int(p)%MaxPlayers); ok {
+		if s.dirs != nil {
+			if x, ok := s.crossSlant(int(p)/MaxPlayers, int(p)%MaxPlayers); ok {
+				s.crossings = append(s.crossings, x)
+			}
+		} else if x, ok := s.cross(int(p)/MaxPlayers, int(p)%MaxPlayers); ok {
 			s.crossings = append(s.crossings, x)
 		}
 	}

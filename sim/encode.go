@@ -165,7 +165,7 @@ func (s *State) checkCore() error {
 	a := s.dv().arena
 	for i := range c.Cycles {
 		cy := &c.Cycles[i]
-		if cy.Dir > 3 || cy.QueueLen > maxTurnQueue || cy.Killer < -1 || cy.Killer >= MaxPlayers ||
+		if int(cy.Dir) >= s.Axes() || cy.QueueLen > maxTurnQueue || cy.Killer < -1 || cy.Killer >= MaxPlayers ||
 			cy.Enemy < -1 || cy.Enemy >= MaxPlayers || (cy.Team >= MaxPlayers && cy.Team != NoTeam) || cy.Cause > CauseZone ||
 			cy.X < 0 || cy.X > a || cy.Y < 0 || cy.Y > a || cy.TurnX < 0 || cy.TurnX > a || cy.TurnY < 0 || cy.TurnY > a ||
 			cy.Speed < 0 || cy.Speed > MaxSpeed || cy.Sub < 0 || cy.Sub >= SubTicks*s.cfg.TickRate || cy.Brake < 0 || cy.Brake > Unit ||
@@ -179,7 +179,7 @@ func (s *State) checkCore() error {
 
 func (s *State) checkWall(w *Wall) error {
 	a := s.dv().arena
-	if (w.X1 != w.X2 && w.Y1 != w.Y2) || w.Owner >= MaxPlayers ||
+	if (w.X1 != w.X2 && w.Y1 != w.Y2 && s.dirs == nil) || w.Owner >= MaxPlayers ||
 		min(w.X1, w.X2) < 0 || max(w.X1, w.X2) > a || min(w.Y1, w.Y2) < 0 || max(w.Y1, w.Y2) > a {
 		return corrupt("impossible wall")
 	}

@@ -67,6 +67,7 @@ func (s *State) blastStep(age int64) int64 {
 // blast cuts holes of radius r around (x, y) into every wall standing now:
 // the closed walls of the round and the open segments of living cycles.
 func (s *State) blast(x, y, r int64) {
+	slanted := s.dirs != nil // walls may lie at the map's angles (slant.go)
 	cx0, cy0, cx1, cy1 := s.grid.cellRange(x-r, y-r, x+r, y+r)
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
@@ -81,8 +82,11 @@ func (s *State) blast(x, y, r int64) {
 				}
 				// A wall is listed in every cell it crosses: cut it only in
 				// the cell of its point nearest the blast.
-				nx, ny := nearest(w, x, y)
-				if s.grid.clamp(nx) == cx && s.grid.clamp(ny) == cy {
+				if slanted && w.X1 != w.X2 && w.Y1 != w.Y2 {
+					if nx, ny := nearestSlant(w, x, y); s.grid.clamp(nx) == cx && s.grid.clamp(ny) == cy {
+						s.cutSlant(w, x, y, r)
+					}
+				} else if nx, ny := nearest(w, x, y); s.grid.clamp(nx) == cx && s.grid.clamp(ny) == cy {
 					s.cut(w, x, y, r)
 				}
 			}
@@ -90,7 +94,11 @@ func (s *State) blast(x, y, r int64) {
 	}
 	for i := range s.c.Cycles {
 		if c := &s.c.Cycles[i]; c.Alive {
-			if w := c.openWall(i, s.c.Tick); w.inReach(x, y, r) {
+			if w := c.openWall(i, s.c.Tick); !w.inReach(x, y, r) {
+				continue
+			} else if slanted && w.X1 != w.X2 && w.Y1 != w.Y2 {
+				s.cutSlant(&w, x, y, r)
+			} else {
 				s.cut(&w, x, y, r)
 			}
 		}
@@ -246,7 +254,8 @@ func (s *State) WallPieces(w Wall, out []Wall) []Wall {
 	if !s.nearBlast(min(v.X1, v.X2), min(v.Y1, v.Y2), max(v.X1, v.X2), max(v.Y1, v.Y2)) {
 		return append(out, v)
 	}
-	length := abs(v.X2-v.X1) + abs(v.Y2-v.Y1)
+	length := wallLen(&v)
+	slanted := v.X1 != v.X2 && v.Y1 != v.Y2
 	dx, dy := sign(v.X2-v.X1), sign(v.Y2-v.Y1)
 	// The owner's holes that reach into v, on the stack while they are few.
 	var buf [16]Hole
@@ -276,8 +285,13 @@ func (s *State) WallPieces(w Wall, out []Wall) []Wall {
 			}
 		}
 		p := v
-		p.X1, p.Y1 = v.X1+dx*at, v.Y1+dy*at
-		p.X2, p.Y2 = v.X1+dx*next, v.Y1+dy*next
+		if slanted {
+			p.X1, p.Y1 = pointAt(&v, at, length)
+			p.X2, p.Y2 = pointAt(&v, next, length)
+		} else {
+			p.X1, p.Y1 = v.X1+dx*at, v.Y1+dy*at
+			p.X2, p.Y2 = v.X1+dx*next, v.Y1+dy*next
+		}
 		p.Odo = v.Odo + at
 		out = append(out, p)
 		at = next

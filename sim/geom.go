@@ -307,6 +307,9 @@ func (s *State) rimSensors(x, y int64, dir uint8) (left, right hit) {
 // the rim, the closed walls in the grid's order, the open segments in seat
 // order.
 func (s *State) sensors(x, y int64, dir uint8, self int) (left, right hit) {
+	if s.dirs != nil {
+		return s.slantSensors(x, y, dir, self)
+	}
 	var c sensorCast
 	s.startSensors(&c, x, y, dir)
 	x0, y0, x1, y1 := s.sensorBox(x, y, dir)
@@ -601,11 +604,19 @@ func (s *State) visible(w Wall) (Wall, bool) {
 		return w, true
 	}
 	length := abs(w.X2-w.X1) + abs(w.Y2-w.Y1)
+	slanted := w.X1 != w.X2 && w.Y1 != w.Y2 // slant.go
+	if slanted {
+		length = wallLen(&w)
+	}
 	if cut >= length {
 		return w, false
 	}
-	w.X1 += sign(w.X2-w.X1) * cut
-	w.Y1 += sign(w.Y2-w.Y1) * cut
+	if slanted {
+		w.X1, w.Y1 = pointAt(&w, cut, length)
+	} else {
+		w.X1 += sign(w.X2-w.X1) * cut
+		w.Y1 += sign(w.Y2-w.Y1) * cut
+	}
 	w.Odo += cut
 	return w, true
 }
@@ -634,7 +645,12 @@ func sign(v int64) int64 {
 // touches the corner it just left. Bots and renderers use it; Step uses the
 // same code, so what a bot sees is what kills.
 func (s *State) Ray(x, y int64, dir uint8, rng int64, self int) (gap int64, owner int) {
-	h := s.ray(x, y, dir&3, rng, self)
+	var h hit
+	if s.dirs != nil {
+		h = s.rayLine(x, y, 0, uint8(int(dir)%len(s.dirs)), rng, self)
+	} else {
+		h = s.ray(x, y, dir&3, rng, self)
+	}
 	if h.gap == noHit {
 		return -1, OwnerRim
 	}
@@ -645,7 +661,12 @@ func (s *State) Ray(x, y int64, dir uint8, rng int64, self int) (gap int64, owne
 // at (x,y) heading dir (see sensors), -1 for none on that side: a side whose
 // ray first meets the rim, or a wall across the driving direction, gets none.
 func (s *State) Sensors(x, y int64, dir uint8, self int) (left, right int64) {
-	l, r := s.sensors(x, y, dir&3, self)
+	if s.dirs != nil {
+		dir = uint8(int(dir) % len(s.dirs))
+	} else {
+		dir &= 3
+	}
+	l, r := s.sensors(x, y, dir, self)
 	left, right = -1, -1
 	if l.gap != noHit && !l.perp && l.owner != OwnerRim {
 		left = l.gap

@@ -10,11 +10,11 @@ import "math/bits"
 //
 // Every map wall is rim (Armagetron's gParser::DrawRim makes a gWallRim of
 // each piece): deadly, owned by nobody, never holed. The walls may lie at
-// any angle; cycles still drive along four axes (Axes records what the map
-// asks for: docs/physics.md lists playing other numbers with four as a
-// deviation). A Map is shared, never modified, once in a Config.
+// any angle. Cycles drive along the map's Axes, evenly spaced (axes.go):
+// four play the axis-aligned geometry, any other number the slanted one
+// (slant.go). A Map is shared, never modified, once in a Config.
 type Map struct {
-	Axes   int64      // the number of driving directions the map asks for (4 when it says nothing)
+	Axes   int64      // the number of driving directions, 1..256 (4 when the map says nothing)
 	Walls  []MapWall  // the straight pieces of the map's walls
 	Spawns []MapSpawn // in the order of the file: teams take the least used first
 	Zones  []MapZone
@@ -23,8 +23,9 @@ type Map struct {
 // MapWall is one straight piece of a map's wall, from (X1,Y1) to (X2,Y2).
 type MapWall struct{ X1, Y1, X2, Y2 int64 }
 
-// MapSpawn is a spawn point and the axis a cycle spawned there faces (0
-// east, 1 north, 2 west, 3 south: the nearest to the map's direction).
+// MapSpawn is a spawn point and the axis a cycle spawned there faces, the
+// nearest to the map's direction (NearestAxis): 0..Axes-1, with four axes 0
+// east, 1 north, 2 west, 3 south.
 type MapSpawn struct {
 	X, Y int64
 	Dir  uint8
@@ -57,8 +58,8 @@ const (
 func (m *Map) validate() string {
 	in := func(v int64) bool { return v >= -maxMapCoord && v <= maxMapCoord }
 	switch {
-	case m.Axes < 1 || m.Axes > 360:
-		return "map: Axes must be 1..360"
+	case m.Axes < 1 || m.Axes > maxAxes:
+		return "map: Axes must be 1.." + itoa(maxAxes)
 	case len(m.Walls) == 0 || len(m.Walls) > maxMapWalls:
 		return "map: 1.." + itoa(maxMapWalls) + " wall pieces"
 	case len(m.Spawns) == 0 || len(m.Spawns) > maxMapSpawns:
@@ -76,7 +77,7 @@ func (m *Map) validate() string {
 	}
 	x0, y0, x1, y1 := m.bounds()
 	for _, p := range m.Spawns {
-		if p.Dir > 3 || p.X < x0 || p.X > x1 || p.Y < y0 || p.Y > y1 {
+		if int64(p.Dir) >= m.Axes || p.X < x0 || p.X > x1 || p.Y < y0 || p.Y > y1 {
 			return "map: a spawn point lies outside its walls' bounds"
 		}
 	}
@@ -271,6 +272,11 @@ func mulWide(a, b int64) wide {
 		hi -= uint64(a)
 	}
 	return wide{int64(hi), lo}
+}
+
+func (x wide) add(y wide) wide {
+	lo, carry := bits.Add64(x.lo, y.lo, 0)
+	return wide{x.hi + y.hi + int64(carry), lo}
 }
 
 func (x wide) sub(y wide) wide {

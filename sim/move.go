@@ -19,6 +19,9 @@ type crossing struct {
 	both bool  // same instant or head-on
 	X, Y int64 // where
 	N, D int64 // when a (the later) arrives, as the fraction N/D of the tick
+	// how far along its move each of a and b meets the point (set on a
+	// slanted map, whose rounded points tell nothing: crossSlant)
+	da, db int64
 }
 
 // moveCycles advances every living cycle by one tick: the turns of this tick
@@ -164,7 +167,11 @@ func (s *State) plan(i int, m *move) {
 	c.Sub = total % unit
 	m.active = true
 	m.X0, m.Y0 = c.X, c.Y
-	travel, h := s.reach(i, c.X, c.Y, c.Dir, total/unit, SubTicks-m.from)
+	var ln *line
+	if s.dirs != nil {
+		ln = &line{c.TurnX, c.TurnY, c.Odo - c.SegOdo}
+	}
+	travel, h := s.reach(i, c.X, c.Y, ln, c.Dir, total/unit, SubTicks-m.from)
 	if h.gap != noHit && travel >= h.gap {
 		m.Dead, m.Why = true, CauseWall
 		switch h.owner {
@@ -176,27 +183,36 @@ func (s *State) plan(i int, m *move) {
 			s.influence(i, h.owner, h.built) // the wall it hit (gCycle::PassEdge)
 		}
 	}
-	fx, fy, _, _ := frame(c.Dir)
 	m.Len = travel
+	if s.dirs != nil {
+		m.X1, m.Y1 = s.along(c.TurnX, c.TurnY, c.Dir, c.Odo-c.SegOdo+travel)
+		return
+	}
+	fx, fy, _, _ := frame(c.Dir)
 	m.X1, m.Y1 = c.X+fx*travel, c.Y+fy*travel
 }
 
 // reach returns how far of dist cycle i at (x,y) heading dir may travel in
 // the time span/SubTicks of a tick, and the wall ahead (h.gap noHit for none
 // near): when travel reaches h.gap it rides into that wall. Rubber spends
-// what it denies.
+// what it denies. On a slanted map the ray is cast along ln, the line the
+// cycle rides on (slant.go); nil on the axes.
 //
 // Rubber, as Armagetron does it: once the gap g to the wall ahead is small
 // (under about speed/RubberSpeed), the cycle may only close it to
 // g*e^(-RubberSpeed*dt) in the time dt; the travel it is denied is counted
 // as rubber used (see spend), and a cycle that has used more than its
 // rubber rides on into the wall.
-func (s *State) reach(i int, x, y int64, dir uint8, dist, span int64) (travel int64, h hit) {
+func (s *State) reach(i int, x, y int64, ln *line, dir uint8, dist, span int64) (travel int64, h hit) {
 	shrink := s.shrink(span)
 	// Look as far as the rubber zone in front of this move reaches: the
 	// exponential approach starts at gap dist/(1-k).
 	look := dist*Unit/max(1, Unit-shrink) + dist + Meter
-	h = s.ray(x, y, dir, look, i)
+	if ln != nil {
+		h = s.rayLine(ln.x, ln.y, ln.t0, dir, look, i)
+	} else {
+		h = s.ray(x, y, dir, look, i)
+	}
 	travel = dist
 	if h.gap != noHit {
 		// Armagetron runs its rubber only while some is left (gCycleMovement

@@ -20,4 +20,6 @@ package sim
 // and turn delays count from those instants (issue 24).
 // 10: a map's zones: win, death and fortress (FORTRESS_*; issue 24).
 // 11: SPAWN_POINT_GROUP_SIZE (issue 24).
-const RulesVersion = 11
+// 12: a map's Axes other than 4 played: turns of 360/Axes degrees, slanted
+// trails (issue 24); maps of 4 axes and the square play as under 11.
+const RulesVersion = 12

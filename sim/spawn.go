@@ -106,6 +106,11 @@ func (s *State) layout() {
 		// dir.Turn(back, -side*wingSide) as a complex product, times away.
 		ox := (fx*d.wingBack + fy*side*d.wingSide) * away
 		oy := (fy*d.wingBack - fx*side*d.wingSide) * away
+		if s.dirs != nil {
+			u := &s.dirs[dir]
+			ox = (u[0]*d.wingBack + u[1]*side*d.wingSide) / AxisScale * away
+			oy = (u[1]*d.wingBack - u[0]*side*d.wingSide) / AxisScale * away
+		}
 		x := min(max(px-ox, 1), d.arena-1)
 		y := min(max(py-oy, 1), d.arena-1)
 		*c = Cycle{

@@ -29,7 +29,7 @@ type Cycle struct {
 	InRound bool  // spawned in the current round
 	Alive   bool  // in the round and not crashed
 	Braking bool  // brake held
-	Dir     uint8 // 0 east (+x), 1 north (+y), 2 west, 3 south
+	Dir     uint8 // 0 east (+x), 1 north (+y), 2 west, 3 south; on a map of other Axes, 0..Axes-1 counter-clockwise from east (axes.go)
 	Team    uint8 // team (0..MaxPlayers-1, NoTeam before the first round); teammates win together
 	Killer  int8  // who is credited with its death this round: player id, -1 none
 	Cause   DeathCause
@@ -70,7 +70,8 @@ type Cycle struct {
 // LastTurn returns the tick of the cycle's last turn to either side.
 func (c *Cycle) LastTurn() int64 { return mulDiv(max(c.LastLeft, c.LastRight), 1, SubTicks) }
 
-// Wall is a closed, straight, axis-aligned trail segment. Walls are only ever
+// Wall is a closed, straight trail segment, axis-aligned unless the map's
+// Axes is not 4. Walls are only ever
 // appended during a round, which is what makes snapshots cheap: a snapshot
 // records how many walls there were, never the walls themselves.
 type Wall struct {
@@ -131,10 +132,11 @@ type core struct {
 
 // State is the whole simulation. The zero value is not usable: call NewState.
 type State struct {
-	c   core
-	cfg Config
-	d   derived
-	sd  [2]setDerived // per set: SetSP, SetMP
+	c    core
+	cfg  Config
+	dirs [][2]int64 // the map's directions (axisTable), nil for the four: the slanted geometry plays when set
+	d    derived
+	sd   [2]setDerived // per set: SetSP, SetMP
 
 	// walls holds this round's and the previous round's walls: rolling back
 	// across a round start needs the old ones, nothing needs older ones.
@@ -214,7 +216,7 @@ func NewState(cfg Config, seed uint64) (*State, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &State{cfg: cfg}
+	s := &State{cfg: cfg, dirs: axisTable(cfg.Map)}
 	s.derive()
 	s.c.Rng = seed ^ 0x9e3779b97f4a7c15
 	s.c.Winner = -1

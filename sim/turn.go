@@ -111,7 +111,7 @@ func (s *State) turns(i int, ps []press, m *move) {
 	if len(ps) == 0 && (c.QueueLen == 0 || s.nextTurn(c, queued(c, 0)) >= (s.c.Tick+1)*SubTicks) {
 		return
 	}
-	r := ride{x: c.X, y: c.Y, odo: c.Odo, at: s.c.Tick * SubTicks}
+	r := ride{x: c.X, y: c.Y, odo: c.Odo, at: s.c.Tick * SubTicks, sx: c.TurnX, sy: c.TurnY, sodo: c.SegOdo}
 	s.makeTurns(i, ps, &r)
 	m.from = r.at - s.c.Tick*SubTicks
 }
@@ -156,8 +156,9 @@ func (s *State) makeTurns(i int, ps []press, r *ride) {
 
 // ride is where a cycle making its turns has got to this tick, and when.
 type ride struct {
-	x, y, odo int64
-	at        int64 // 1/SubTicks of a tick since tick 0
+	x, y, odo    int64
+	at           int64 // 1/SubTicks of a tick since tick 0
+	sx, sy, sodo int64 // where the leg it rides started, and the odometer there (the slanted geometry casts from there)
 }
 
 // rideTo moves cycle i along its direction from r to the instant at, at its
@@ -172,20 +173,31 @@ func (s *State) rideTo(i int, r *ride, at int64) bool {
 	total := c.Speed*(at-r.at) + c.Sub
 	unit := SubTicks * s.cfg.TickRate
 	used := c.RubberUsed
-	travel, h := s.reach(i, r.x, r.y, c.Dir, total/unit, at-r.at)
+	var ln *line
+	if s.dirs != nil {
+		ln = &line{r.sx, r.sy, r.odo - r.sodo}
+	}
+	travel, h := s.reach(i, r.x, r.y, ln, c.Dir, total/unit, at-r.at)
 	if h.gap != noHit && travel >= h.gap {
 		c.RubberUsed = used
 		return false
 	}
 	c.Sub = total % unit
+	if s.dirs != nil {
+		r.x, r.y = s.along(r.sx, r.sy, c.Dir, r.odo+travel-r.sodo)
+		r.odo, r.at = r.odo+travel, at
+		return true
+	}
 	fx, fy, _, _ := frame(c.Dir)
 	r.x, r.y, r.odo, r.at = r.x+fx*travel, r.y+fy*travel, r.odo+travel, at
 	return true
 }
 
-// applyTurn heads cycle i 90 degrees to the left (t = 1) or right (t = -1)
-// where r has taken it, losing speed as Armagetron's cycles do
-// (CYCLE_TURN_SPEED_FACTOR), and notes the corner.
+// applyTurn heads cycle i to the next axis to the left (t = 1) or right
+// (t = -1), 90 degrees on four axes, 360/Axes on a map's others (the next
+// winding: eAxis::Turn, from gCycleMovement::DoTurn), where r has taken it,
+// losing speed as Armagetron's cycles do (CYCLE_TURN_SPEED_FACTOR), and
+// notes the corner, from which the next leg starts.
 //
 // Deviation: Armagetron's dedicated server grants 0.95 of the delay
 // (CYCLE_DELAY_BONUS) so that timing noise never rejects a client's turn;
@@ -194,7 +206,12 @@ func (s *State) rideTo(i int, r *ride, at int64) bool {
 func (s *State) applyTurn(i int, t int8, r *ride) {
 	c := &s.c.Cycles[i]
 	s.corners = append(s.corners, corner{id: i, x: r.x, y: r.y, odo: r.odo})
-	c.Dir = uint8(int8(c.Dir)+t) & 3
+	if s.dirs != nil {
+		c.Dir = s.Turned(c.Dir, int(t))
+		r.sx, r.sy, r.sodo = r.x, r.y, r.odo
+	} else {
+		c.Dir = uint8(int8(c.Dir)+t) & 3
+	}
 	c.Speed = max(s.dv().minSpeed, c.Speed*s.cfg.TurnSpeed/Unit)
 	if t > 0 {
 		c.LastLeft = r.at

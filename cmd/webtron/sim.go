@@ -339,7 +339,7 @@ func (r *recorder) write(w io.Writer, s *sim.State, last int64) error {
 	out := simOut{Ticks: last, Winner: s.Winner(), Players: []playerOut{}}
 	for p := range r.turns {
 		c := s.Cycle(p)
-		po := playerOut{ID: p, X: metres(c.X), Y: metres(c.Y), Dir: dirName(c.Dir), Speed: metres(c.Speed),
+		po := playerOut{ID: p, X: metres(c.X), Y: metres(c.Y), Dir: dirName(c.Dir, s.Axes()), Speed: metres(c.Speed),
 			Alive: c.Alive, Score: c.Score, Turns: r.turns[p]}
 		if po.Turns == nil {
 			po.Turns = []turnOut{}
@@ -358,6 +358,15 @@ func (r *recorder) write(w io.Writer, s *sim.State, last int64) error {
 // metres converts micrometres to metres (exact to the micrometre).
 func metres(um int64) float64 { return float64(um) / sim.Meter }
 
-func dirName(d uint8) string {
-	return [...]string{"east", "north", "west", "south"}[d&3]
+// dirName names heading d of a map of axes directions in the scenario
+// runner's JSON: the compass points on 4 and 8 axes, degrees on others.
+func dirName(d uint8, axes int) string {
+	switch axes {
+	case 4:
+		return [...]string{"east", "north", "west", "south"}[d&3]
+	case 8:
+		return [...]string{"east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east"}[d&7]
+	}
+	// Degrees counter-clockwise from east, to the nearest.
+	return strconv.Itoa((int(d)*360+axes/2)/axes) + " degrees"
 }

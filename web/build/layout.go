@@ -53,6 +53,7 @@ func layoutGroups() []group {
 			{"deaths", view.CDeaths}, {"deathTick", view.CDeathTick}, {"brake", view.CBrake},
 			{"rubberUsed", view.CRubberUsed}, {"odo", view.COdo}, {"segOdo", view.CSegOdo},
 			{"killer", view.CKiller}, {"cause", view.CCause}, {"team", view.CTeam}, {"roundScore", view.CRoundScore},
+			{"axes", view.CAxes},
 		}},
 		{"CF", "Cycle flag bits.", []constant{
 			{"present", view.CyclePresent}, {"inRound", view.CycleInRound}, {"alive", view.CycleAlive},

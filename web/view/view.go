@@ -51,7 +51,7 @@
 //	 97 MapZoneN        map zone records after the map wall records
 //	cycle records (Cycles x CycleWords words), slot i at HeaderWords + i*CycleWords
 //	  0 flags (CyclePresent, CycleInRound, CycleAlive, CycleBraking, CycleWalls, CycleHuman)
-//	  1 dir (0 east +x, 1 north +y, 2 west, 3 south)
+//	  1 dir (0 east +x, 1 north +y, 2 west, 3 south; of axes directions, counter-clockwise from east)
 //	  2 x, 3 y              mm
 //	  4 turnX, 5 turnY      mm: the open wall runs from here to (x, y)
 //	  6 speed               mm/s
@@ -64,7 +64,7 @@
 //	 16 cause              why it died this round (sim.DeathCause), sim.CauseNone while alive
 //	 17 team               its team this round
 //	 18 roundScore          points it made this round
-//	 19                     reserved, zero
+//	 19 axes                how many directions dir counts: the map's Axes, 4 without a map (dir x 360/axes degrees)
 //	explosion records (ExplN x ExplWords words), one per cycle that died less
 //	than sim.ExplosionLife ago: x, y (mm), radius it has reached (mm), age
 //	(ticks), owner, reserved
@@ -104,7 +104,7 @@ import (
 )
 
 // Magic identifies the layout version in word 0.
-const Magic = 0x57540007
+const Magic = 0x57540008
 
 // Sizes of the header and the four record kinds, in int32 words.
 const (
@@ -205,6 +205,7 @@ const (
 	CCause
 	CTeam
 	CRoundScore
+	CAxes
 )
 
 // Wall record word offsets.
@@ -539,7 +540,8 @@ func putCycle(r words, s *sim.State, id int, c *sim.Cycle) {
 	r.put(CCause, int64(c.Cause))
 	r.put(CTeam, int64(c.Team))
 	r.put(CRoundScore, c.RoundScore)
-	for i := CRoundScore + 1; i < CycleWords; i++ {
+	r.put(CAxes, int64(s.Axes()))
+	for i := CAxes + 1; i < CycleWords; i++ {
 		r.put(i, 0)
 	}
 }

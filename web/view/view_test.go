@@ -432,6 +432,56 @@ func TestFrameMap(t *testing.T) {
 	}
 }
 
+// TestFrameAxes: on a map of 8 axes each cycle record says 8 (the page
+// turns a model by dir x 360/axes degrees), and the slanted walls go by
+// their ends; the square says 4.
+func TestFrameAxes(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	u := int64(sim.Unit)
+	cfg.Map = &sim.Map{Axes: 8, Spawns: []sim.MapSpawn{{X: 250 * u, Y: 50 * u, Dir: 1}, {X: 250 * u, Y: 450 * u, Dir: 5}},
+		Walls: []sim.MapWall{{X1: 0, Y1: 0, X2: 0, Y2: 500 * u}, {X1: 0, Y1: 500 * u, X2: 500 * u, Y2: 500 * u},
+			{X1: 500 * u, Y1: 500 * u, X2: 500 * u, Y2: 0}, {X1: 500 * u, Y1: 0, X2: 0, Y2: 0}}}
+	cfg.Both(cfg.MP)
+	s, bots := newGameWith(t, cfg, 1, 2, 1)
+	for k := 0; k < 6000 && slantedWalls(s) == 0; k++ {
+		bot.Play(s, bots, 1)
+	}
+	var e Encoder
+	var r reader
+	w := r.apply(t, e.Frame(s, 0, 0, 0))
+	for i := 0; i < 2; i++ {
+		rec := w[HeaderWords+i*CycleWords:]
+		if rec[CAxes] != 8 || rec[CDir] != int32(s.Cycle(i).Dir) {
+			t.Fatalf("cycle %d: axes %d dir %d, want 8 and %d", i, rec[CAxes], rec[CDir], s.Cycle(i).Dir)
+		}
+	}
+	slanted := 0
+	off := HeaderWords + int(w[HCycles])*CycleWords + int(w[HExplN])*ExplWords + int(w[HHoleN])*HoleWords
+	for k := 0; k < int(w[HWallN]); k++ {
+		if rec := w[off+k*WallWords:]; rec[WX1] != rec[WX2] && rec[WY1] != rec[WY2] {
+			slanted++
+		}
+	}
+	if slanted == 0 {
+		t.Fatalf("%d walls sent, none slanted", w[HWallN])
+	}
+	sq, _ := newGame(t, 2)
+	if w := r.apply(t, e.Frame(sq, 0, 0, 0)); w[HeaderWords+CAxes] != 4 {
+		t.Fatalf("the square says %d axes", w[HeaderWords+CAxes])
+	}
+}
+
+// slantedWalls counts the round's walls off the axes.
+func slantedWalls(s *sim.State) int {
+	n := 0
+	for _, w := range s.RoundWalls() {
+		if w.X1 != w.X2 && w.Y1 != w.Y2 {
+			n++
+		}
+	}
+	return n
+}
+
 // TestFrameZones checks the map zone records: a fortress's place, radius,
 // effect, state, owner and conquest as the simulation has them.
 func TestFrameZones(t *testing.T) {

@@ -31,6 +31,8 @@ export interface CycleView {
   team: number;
   /** Points it made this round. */
   roundScore: number;
+  /** how many directions dir counts: dir points dir x 360/axes degrees counter-clockwise from +x */
+  axes: number;
   /** A human player, not a bot. */
   human: boolean;
 }
@@ -85,7 +87,7 @@ export class Frame {
       this.cycles.push({
         id: i, present: false, inRound: false, alive: false, braking: false, walls: false,
         dir: 0, x: 0, y: 0, turnX: 0, turnY: 0, speed: 0, score: 0, kills: 0, deaths: 0,
-        deathTick: 0, brake: 0, rubberUsed: 0, odo: 0, segOdo: 0, killer: -1, cause: 0, team: 0, roundScore: 0, human: false,
+        deathTick: 0, brake: 0, rubberUsed: 0, odo: 0, segOdo: 0, killer: -1, cause: 0, team: 0, roundScore: 0, axes: 4, human: false,
       });
     }
   }
@@ -124,6 +126,7 @@ export class Frame {
       c.cause = w[o + C.cause];
       c.team = w[o + C.team];
       c.roundScore = w[o + C.roundScore];
+      c.axes = Math.max(1, w[o + C.axes]);
     }
     let o = HEADER_WORDS + w[H.cycles] * CYCLE_WORDS;
     this.explosions.length = 0;

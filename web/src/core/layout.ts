@@ -3,7 +3,7 @@
 // is an int32 word, distances in millimetres.
 
 /** Layout version, header word 0. */
-export const MAGIC = 0x57540007;
+export const MAGIC = 0x57540008;
 export const HEADER_WORDS = 98;
 export const CYCLE_WORDS = 20;
 export const WALL_WORDS = 6;
@@ -85,6 +85,7 @@ export const C = {
   cause: 16,
   team: 17,
   roundScore: 18,
+  axes: 19,
 } as const;
 
 /** Cycle flag bits. */

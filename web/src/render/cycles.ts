@@ -11,9 +11,9 @@ import { MAX_PLAYERS } from "../core/layout";
 import { color } from "./colors";
 import { colorsVersion } from "./palette";
 
-/** yawOf returns the three.js rotation about y that points +x along direction dir. */
-export function yawOf(dir: number): number {
-  return (dir & 3) * (Math.PI / 2);
+/** yawOf returns the three.js rotation about y that points +x along direction dir of axes (4: east, north, west, south). */
+export function yawOf(dir: number, axes = 4): number {
+  return (dir % axes) * ((2 * Math.PI) / axes);
 }
 
 /** approachAngle moves angle a toward b by the shortest way, by fraction k. */
@@ -103,8 +103,8 @@ export class Cycles {
       const alive = c.alive && c.inRound;
       let m = Cycles.none;
       if (alive) {
-        if (!this.wasAlive[i]) this.yaws[i] = yawOf(c.dir); // spawned: no swing
-        this.yaws[i] = approachAngle(this.yaws[i], yawOf(c.dir), k);
+        if (!this.wasAlive[i]) this.yaws[i] = yawOf(c.dir, c.axes); // spawned: no swing
+        this.yaws[i] = approachAngle(this.yaws[i], yawOf(c.dir, c.axes), k);
         this.q.setFromAxisAngle(Cycles.up, this.yaws[i]);
         m = this.m.compose(this.at.set(c.x, 0, -c.y), this.q, this.one);
       }

@@ -14,6 +14,7 @@ import { AdditiveBlending, BufferAttribute, BufferGeometry, type Color, DoubleSi
 import type { CycleView } from "../core/frame";
 import { MAX_PLAYERS } from "../core/layout";
 import { color } from "./colors";
+import { yawOf } from "./cycles";
 
 const EDGES = 5;
 const Y = 0.15;
@@ -100,8 +101,8 @@ export class LagMeters {
       this.shown++;
       const n = lagOutline(c.speed, lag, turnDelayS, this.pts);
       const pts = this.pts;
-      const a = (c.dir & 3) * (Math.PI / 2);
-      const fx = Math.round(Math.cos(a)), fy = Math.round(Math.sin(a));
+      const a = yawOf(c.dir, c.axes);
+      const fx = Math.cos(a), fy = Math.sin(a);
       const col = color(i);
       // The fill: the outline is convex, so a fan from its centre covers it.
       let cf = 0, cl = 0;
