@@ -392,3 +392,38 @@ func crossesThrough(p, q *Wall) bool {
 	across := abs(floorDiv(mulWide(q.X2-q.X1, p.Y2-q.Y1).sub(mulWide(q.Y2-q.Y1, p.X2-q.X1)), max(l, 1)))
 	return across > 2
 }
+
+// BenchmarkStepAxes8 is BenchmarkStep's 8 cycles among 2,000 walls on a map
+// of 8 axes, the walls 2-100 m long along all eight: the slanted
+// geometry's cost.
+func BenchmarkStepAxes8(b *testing.B) {
+	cfg := testConfig()
+	cfg.Map = axesMap(8)
+	s := playing(b, cfg, 8)
+	rng := uint64(99)
+	a := s.Arena()
+	for s.WallCount() < 2000 {
+		rng = splitmix(rng)
+		x, y := int64(rng%uint64(a-220*Meter))+110*Meter, int64((rng>>20)%uint64(a-220*Meter))+110*Meter
+		l := int64((rng>>40)%100+2) * Meter // trails ride long legs on a map like inaktek
+		ux, uy := AxisVector(8, int(rng>>50%8))
+		s.addWall(Wall{X1: x, Y1: y, X2: x + l*ux/AxisScale, Y2: y + l*uy/AxisScale, Owner: uint8(rng % 8)})
+	}
+	var sn Snapshot
+	s.Save(&sn)
+	evs := make([]Event, 0, 4)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%60 == 59 {
+			if err := s.Restore(&sn); err != nil {
+				b.Fatal(err)
+			}
+		}
+		evs = evs[:0]
+		if i%20 == 0 {
+			evs = append(evs, Event{Kind: EvTurnLeft + EventKind(i/20%2), Player: uint8(i / 20 % 8), Seq: uint32(i)})
+		}
+		s.Step(evs)
+	}
+}

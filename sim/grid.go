@@ -57,13 +57,39 @@ func (g *grid) add(w *Wall, idx int64) {
 	cx0, cy0, cx1, cy1 := g.span(w)
 	x0, x1 := min(w.X1, w.X2), max(w.X1, w.X2)
 	y0, y1 := min(w.Y1, w.Y2), max(w.Y1, w.Y2)
+	slanted := w.X1 != w.X2 && w.Y1 != w.Y2
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
+			if slanted && !g.crosses(w, cx, cy) {
+				continue // a slanted wall is listed only where it runs, not in all of its box
+			}
 			i := cy*g.n + cx
 			g.cells[i] = append(g.cells[i], cellEntry{mask: g.mask(cx, cy, x0, y0, x1, y1), idx: int32(idx)})
 		}
 	}
 	g.count = idx + 1
+}
+
+// crosses reports whether slanted wall w runs through cell (cx, cy) or
+// within 2 um of it (a point of w rounded, as blast's nearest, stays in a
+// cell listing it): its box meets the cell (the caller's loop), and the
+// cell's corners lie on both sides of its line.
+func (g *grid) crosses(w *Wall, cx, cy int64) bool {
+	x0, y0 := cx*cellSize-2, cy*cellSize-2
+	x1, y1 := x0+cellSize+3, y0+cellSize+3
+	ex, ey := w.X2-w.X1, w.Y2-w.Y1
+	pos, neg := false, false
+	for _, p := range [4][2]int64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
+		switch mulWide(ex, p[1]-w.Y1).sub(mulWide(ey, p[0]-w.X1)).sign() {
+		case 1:
+			pos = true
+		case -1:
+			neg = true
+		default:
+			return true
+		}
+	}
+	return pos && neg
 }
 
 // pop removes wall idx, which must be the newest wall in every cell it touches.
