@@ -75,6 +75,7 @@ func startEmbedded(o *Options, k *keys, log *slog.Logger) (*natsserver.Server, n
 			so.Routes = append(so.Routes, u)
 		}
 	}
+	quickRaft()
 	ns, err := natsserver.NewServer(so)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cluster: embedded NATS server: %w", err)

@@ -27,7 +27,9 @@ import (
 //
 // With WEBTRON_FAILOVER_NATS=debian the nodes are clients of three Debian
 // nats-server processes of their own instead of embedding NATS: the kill
-// then takes no NATS server, so no JetStream leader, with it.
+// then takes no NATS server, so no JetStream leader, with it. With
+// WEBTRON_FAILOVER_KILL=leader the node killed is the one whose embedded
+// NATS server leads the lease stream (the worst case), whatever it holds.
 func TestFailoverFigures(t *testing.T) {
 	if os.Getenv("WEBTRON_FAILOVER_FIGURES") == "" {
 		t.Skip("set WEBTRON_FAILOVER_FIGURES=1 to measure")
@@ -89,14 +91,18 @@ func TestFailoverFigures(t *testing.T) {
 			victim = i
 		}
 	}
-	k := nodes[victim]
-	load, _ := os.ReadFile("/proc/loadavg")
 	// Whether the dead node led the lease stream decides the figure: a
 	// takeover's compare-and-set waits for the stream to elect a leader.
-	leader := "unknown"
-	if infos, err := k.nodes(); err == nil && len(infos) > 0 {
-		leader = infos[0].LeaseLeader
+	leader := c.leaderName()
+	if os.Getenv("WEBTRON_FAILOVER_KILL") == "leader" {
+		i := slices.IndexFunc(nodes, func(n *node) bool { return n.name == leader })
+		if i < 0 {
+			t.Fatalf("the lease stream's leader %s is no node's (NATS apart?)", leader)
+		}
+		victim = i
 	}
+	k := nodes[victim]
+	load, _ := os.ReadFile("/proc/loadavg")
 	t.Logf("rooms per node %v; kill -9 %s; the lease stream's leader %s; load average %s", perNode, k.name, leader, strings.Fields(string(load))[:3])
 	before := c.snapshot()
 	kept := c.keep(ps)

@@ -14,10 +14,11 @@
 # a node leaves alone.
 #
 #   scripts/failover-figures.sh
+#   KILL=leader scripts/failover-figures.sh   # kill the lease stream's leader's node
 #   NATS=debian scripts/failover-figures.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 uptime
-WEBTRON_FAILOVER_NATS=${NATS:-embedded} WEBTRON_FAILOVER_FIGURES=1 go test -count=1 -run 'TestFailoverFigures$' -v ./cluster/ |
+WEBTRON_FAILOVER_KILL=${KILL:-} WEBTRON_FAILOVER_NATS=${NATS:-embedded} WEBTRON_FAILOVER_FIGURES=1 go test -count=1 -run 'TestFailoverFigures$' -v ./cluster/ |
 	grep -E 'failover_figures_test|external NATS|nodes_test.go:[0-9]+: [0-9]+ (cut-off|players)|^(--- |ok|FAIL)'
 uptime
