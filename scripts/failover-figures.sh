@@ -18,7 +18,10 @@
 #   NATS=debian scripts/failover-figures.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+LOG=${LOG:-$(mktemp -t failover-figures.XXXXXX)}
+echo "the whole log (the nodes' logs on a failure): $LOG"
 uptime
 WEBTRON_FAILOVER_KILL=${KILL:-} WEBTRON_FAILOVER_NATS=${NATS:-embedded} WEBTRON_FAILOVER_FIGURES=1 go test -count=1 -run 'TestFailoverFigures$' -v ./cluster/ |
+	tee "$LOG" |
 	grep -E 'failover_figures_test|external NATS|nodes_test.go:[0-9]+: [0-9]+ (cut-off|players)|^(--- |ok|FAIL)'
 uptime
