@@ -628,6 +628,7 @@ type kept struct {
 	cycles [sim.MaxPlayers]sim.Cycle
 	walls  int
 	events []history.TickEvent
+	slot   int // the player's seat at the kill
 }
 
 func (c *clusterRun) keep(ps []*tplayer) map[*tplayer]kept {
@@ -635,7 +636,7 @@ func (c *clusterRun) keep(ps []*tplayer) map[*tplayer]kept {
 	for _, p := range ps {
 		p.Inspect(func(s *client.Session) {
 			st := s.ConfirmedState()
-			k := kept{tick: st.Tick(), walls: st.WallCount()}
+			k := kept{tick: st.Tick(), walls: st.WallCount(), slot: s.You()}
 			k.round, k.match = st.Round()
 			for i := range k.cycles {
 				k.cycles[i] = st.Cycle(i)
@@ -683,7 +684,12 @@ func (c *clusterRun) backInSeat(cut []*tplayer, killed time.Time, kept map[*tpla
 		var st *sim.State
 		p.Inspect(func(s *client.Session) { slot, st = s.You(), s.ConfirmedState() })
 		if slot != p.slot {
-			t.Fatalf("%s back in %s in seat %d, had %d", p.Name(), p.room, slot, p.slot)
+			var at []string
+			for _, w := range p.Welcomes() {
+				at = append(at, w.Sub(killed).Round(time.Millisecond).String())
+			}
+			t.Fatalf("%s back in %s in seat %d, had %d at its first welcome and %d at the kill; welcomes at %v from the kill",
+				p.Name(), p.room, slot, p.slot, k.slot, strings.Join(at, ", "))
 		}
 		round, match := st.Round()
 		if match < k.match || match == k.match && round < k.round {
