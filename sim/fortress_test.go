@@ -178,6 +178,12 @@ func FuzzUnmarshalMap(f *testing.F) {
 	place(s, 0, 250, 420, 0, Meter)
 	steps(s, 50)
 	f.Add(s.AppendBinary(nil))
+	s = onAxes(f, 8, 2) // cycles heading beyond 3, slanted walls
+	place(s, 0, 100, 100, 1, 20*Meter)
+	steps(s, 30)
+	s.Step([]Event{{Kind: EvTurnLeft, Player: 0, Seq: 1}})
+	steps(s, 30)
+	f.Add(s.AppendBinary(nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d, err := UnmarshalState(b)
 		if err != nil {

@@ -13,9 +13,29 @@ func FuzzStep(f *testing.F) {
 	f.Fuzz(runFuzz)
 }
 
+// FuzzStepAxes is FuzzStep on a map of 8 axes (checkSlanted: no living
+// cycle's trail through a wall, slanted walls and all), and of 6 for odd
+// lengths of input.
+func FuzzStepAxes(f *testing.F) {
+	f.Add([]byte{0, 0, 5, 0, 1, 5, 200, 0, 1, 3, 1, 2})
+	f.Add([]byte{0, 0, 5, 0, 1, 5, 0, 2, 5, 50, 0, 3, 1, 1, 1, 1, 2, 2, 9, 0, 6})
+	f.Add([]byte{0, 0, 5, 0, 1, 5, 0, 2, 5, 0, 3, 5, 9, 0, 1, 9, 1, 1, 9, 2, 1, 9, 3, 2, 20, 0, 1, 20, 1, 2})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg := DefaultConfig()
+		cfg.Map = axesMap(8 - 2*int64(len(data)%2))
+		runFuzzWith(t, cfg, data, checkSlanted)
+	})
+}
+
 func runFuzz(t *testing.T, data []byte) {
+	runFuzzWith(t, DefaultConfig(), data, checkInvariants)
+}
+
+// runFuzzWith plays data (FuzzStep's events) under cfg, checking the state
+// with check after every tick.
+func runFuzzWith(t *testing.T, cfg Config, data []byte, checkInvariants func(*testing.T, *State)) {
 	{
-		s, err := NewState(DefaultConfig(), uint64(len(data)))
+		s, err := NewState(cfg, uint64(len(data)))
 		if err != nil {
 			t.Fatal(err)
 		}
