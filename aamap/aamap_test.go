@@ -104,6 +104,31 @@ func TestAngle(t *testing.T) {
 	}
 }
 
+// TestAxisOf: a spawn on a map of other Axes faces the nearest of its
+// evenly spaced axes (eAxis::NearestWinding), between two as near the
+// first winding, our larger number (n-1 over 0); by angle and by xdir, ydir.
+func TestAxisOf(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		deg  int64 // millionths of a degree when dx, dy are 0
+		dx   int64
+		dy   int64
+		want uint8
+	}{
+		{8, 22_500_000, 0, 0, 1}, {8, 22_499_999, 0, 0, 0}, {8, 337_500_000, 0, 0, 7}, {8, 67_500_000, 0, 0, 2},
+		{8, -45_000_000, 0, 0, 7}, {6, 30_000_000, 0, 0, 1}, {6, 90_000_000, 0, 0, 2}, {6, 330_000_000, 0, 0, 5},
+		{8, 0, 1, 2, 1}, {8, 0, 0, -1, 6}, {8, 0, -1, -1, 5}, {6, 0, 1, 1, 1}, {4, 0, 1, 1, 1},
+	} {
+		sp := Spawn{DX: c.dx * Unit, DY: c.dy * Unit}
+		if c.dx == 0 && c.dy == 0 {
+			sp = Spawn{Angle: c.deg, HasAngle: true}
+		}
+		if got := sp.axisOf(c.n); got != c.want {
+			t.Errorf("%d axes, %+v: axis %d, want %d", c.n, sp, got, c.want)
+		}
+	}
+}
+
 // good is a small valid map; bad files are made from it.
 const good = `<?xml version="1.0" encoding="UTF-8"?>
 <Resource type="aamap" name="t" version="1" author="me">

@@ -181,8 +181,9 @@ func untilDead(s *State, id, n int) {
 
 // TestDiagonalCrossing: two cycles whose diagonal paths cross within one
 // tick. Arriving at once (mirror images) both die there, as two cycles
-// meeting at one instant on the axes do; the one arriving later dies at the
-// other's trail, where the lines meet (x + y = 290 m meets y = x at 145 m).
+// meeting at one instant on the axes do, and so do two meeting head-on on
+// one diagonal; the one arriving later dies at the other's trail, where the
+// lines meet (x + y = 290 m meets y = x at 145 m).
 func TestDiagonalCrossing(t *testing.T) {
 	s := onAxes(t, 8, 2)
 	place(s, 0, 100, 100, 1, 20*Meter) // north-east
@@ -192,6 +193,15 @@ func TestDiagonalCrossing(t *testing.T) {
 	if a.Alive || b.Alive || a.Cause != CauseCollision || b.Cause != CauseCollision || a.X != b.X || a.Y != b.Y ||
 		abs(a.X-150*Meter) > 2 || abs(a.Y-150*Meter) > 2 {
 		t.Fatalf("mirror images: a %v %v at %d,%d; b %v %v at %d,%d; want both dead at 150,150 m", a.Alive, a.Cause, a.X, a.Y, b.Alive, b.Cause, b.X, b.Y)
+	}
+
+	s = onAxes(t, 8, 2)
+	place(s, 0, 100, 100, 1, 20*Meter) // north-east
+	place(s, 1, 200, 200, 5, 20*Meter) // south-west, head-on on y = x
+	untilDead(s, 1, 5*120)
+	a, b = s.Cycle(0), s.Cycle(1)
+	if a.Alive || b.Alive || a.Cause != CauseCollision || b.Cause != CauseCollision || abs(a.X-150*Meter) > 5 || a.X != b.X || a.X != a.Y || b.X != b.Y {
+		t.Fatalf("head-on on a diagonal: a %v %v at %d,%d; b %v %v at %d,%d; want both dead at 150,150 m", a.Alive, a.Cause, a.X, a.Y, b.Alive, b.Cause, b.X, b.Y)
 	}
 
 	s = onAxes(t, 8, 2)

@@ -200,3 +200,34 @@ func TestScenarioTurnInstant(t *testing.T) {
 		t.Errorf("at 0.999: turn at %d + %v, want 601 + 0", tick, at)
 	}
 }
+
+// TestScenarioEightAxes: on inaktek (Axes 8) a scripted left turn of a
+// cycle spawned heading south goes 45 degrees, to the south-east, and the
+// outcome names the direction so; the leg after it is diagonal.
+func TestScenarioEightAxes(t *testing.T) {
+	aamaptest.Paths(t)
+	events := filepath.Join(t.TempDir(), "e.jsonl")
+	os.WriteFile(events, []byte(`{"tick": 600, "player": 0, "kind": "left"}`), 0o644)
+	var out bytes.Buffer
+	if err := simTo(&out, []string{"--events", events, "--players", "2", "--bots", "0", "--json", "--ticks", "800",
+		"--map-file", "Your_mom/clever/inaktek-0.7.2.aamap.xml"}); err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Players []struct {
+			X, Y  float64
+			Dir   string
+			Turns []struct{ X, Y float64 }
+		} `json:"players"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	p := res.Players[0]
+	if p.Dir != "south-east" || len(p.Turns) != 1 || res.Players[1].Dir != "north" {
+		t.Fatalf("player 0 %+v, player 1 heading %q; want one turn to the south-east, player 1 north", p, res.Players[1].Dir)
+	}
+	if dx, dy := p.X-p.Turns[0].X, p.Turns[0].Y-p.Y; dx < 1 || dx-dy > 1e-5 || dy-dx > 1e-5 {
+		t.Fatalf("the leg from the corner %+v to %v,%v is not diagonal", p.Turns[0], p.X, p.Y)
+	}
+}
