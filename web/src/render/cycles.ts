@@ -68,24 +68,26 @@ export class Cycles {
     this.disc = new InstancedMesh(disc, new MeshBasicMaterial({
       color: 0xffffff, transparent: true, opacity: 0.22, blending: AdditiveBlending, depthWrite: false,
     }), MAX_PLAYERS);
+    // The three parts of a cycle stand where the cycle does: one matrix per
+    // slot, shared, uploaded once a frame (not three times); the glow and
+    // the disc share the colours too.
+    this.dark.instanceMatrix.setUsage(35048); // DYNAMIC_DRAW
+    for (let i = 0; i < MAX_PLAYERS; i++) this.dark.setMatrixAt(i, Cycles.none);
+    this.glow.instanceMatrix = this.disc.instanceMatrix = this.dark.instanceMatrix;
+    this.tint();
     for (const im of [this.dark, this.glow, this.disc]) {
       // The instances span the arena: culling by the model's own bounds would hide them.
       im.frustumCulled = false;
-      im.instanceMatrix.setUsage(35048); // DYNAMIC_DRAW
-      for (let i = 0; i < MAX_PLAYERS; i++) im.setMatrixAt(i, Cycles.none);
       scene.add(im);
     }
-    this.tint();
   }
 
   /** tint colours each slot's glowing parts and disc in its player's colour. */
   private tint(): void {
     this.colors = colorsVersion();
-    for (let i = 0; i < MAX_PLAYERS; i++) {
-      this.glow.setColorAt(i, color(i));
-      this.disc.setColorAt(i, color(i));
-    }
-    for (const im of [this.glow, this.disc]) if (im.instanceColor) im.instanceColor.needsUpdate = true;
+    for (let i = 0; i < MAX_PLAYERS; i++) this.glow.setColorAt(i, color(i));
+    this.disc.instanceColor = this.glow.instanceColor;
+    if (this.glow.instanceColor) this.glow.instanceColor.needsUpdate = true;
   }
 
   /** yaw returns the smoothed heading drawn for cycle i (for the chase camera). */
@@ -108,11 +110,9 @@ export class Cycles {
         this.q.setFromAxisAngle(Cycles.up, this.yaws[i]);
         m = this.m.compose(this.at.set(c.x, 0, -c.y), this.q, this.one);
       }
-      this.dark.setMatrixAt(i, m);
-      this.glow.setMatrixAt(i, m);
-      this.disc.setMatrixAt(i, m);
+      this.dark.setMatrixAt(i, m); // the glow's and the disc's too (shared)
       this.wasAlive[i] = alive;
     }
-    this.dark.instanceMatrix.needsUpdate = this.glow.instanceMatrix.needsUpdate = this.disc.instanceMatrix.needsUpdate = true;
+    this.dark.instanceMatrix.needsUpdate = true;
   }
 }

@@ -26,8 +26,14 @@ export class Explosions {
   constructor(scene: Scene) {
     const sphere = new SphereGeometry(1, 20, 14);
     const ring = new RingGeometry(0.85, 1, 48);
+    // forceSinglePass: three.js draws a transparent double-sided mesh in two
+    // passes (back faces, then front), flagging the material changed before
+    // each, so that it looks its program up afresh twice a frame: for
+    // additive blending without depth writes the order of the faces cannot
+    // show, and one pass draws the same pixels (the same in zone.ts,
+    // mapzones.ts and the lag-o-meters' fill).
     const mat = (opacity: number) => new MeshBasicMaterial({
-      transparent: true, opacity, blending: AdditiveBlending, depthWrite: false, side: DoubleSide,
+      transparent: true, opacity, blending: AdditiveBlending, depthWrite: false, side: DoubleSide, forceSinglePass: true,
     });
     for (let i = 0; i < MAX_PLAYERS; i++) {
       const group = new Group();

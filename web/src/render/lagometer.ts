@@ -49,6 +49,7 @@ export class LagMeters {
   private readonly col = new Float32Array(MAX_PLAYERS * EDGES * 2 * 3);
   private readonly geom = new BufferGeometry();
   private readonly lines: LineSegments;
+  private readonly fill: Mesh;
   /** The fill: a fan of triangles from each outline's centre, EDGES per outline. */
   private readonly fillPos = new Float32Array(MAX_PLAYERS * EDGES * 3 * 3);
   private readonly fillCol = new Float32Array(MAX_PLAYERS * EDGES * 3 * 3);
@@ -71,9 +72,10 @@ export class LagMeters {
     scene.add(this.lines);
     this.fillGeom.setAttribute("position", new BufferAttribute(this.fillPos, 3));
     this.fillGeom.setAttribute("color", new BufferAttribute(this.fillCol, 3));
-    const fill = new Mesh(this.fillGeom, new MeshBasicMaterial({
+    const fill = (this.fill = new Mesh(this.fillGeom, new MeshBasicMaterial({
       vertexColors: true, transparent: true, opacity: 0.22, depthWrite: false, side: DoubleSide, blending: AdditiveBlending,
-    }));
+      forceSinglePass: true, // see explosions.ts
+    })));
     fill.frustumCulled = false;
     scene.add(fill);
   }
@@ -120,11 +122,24 @@ export class LagMeters {
         v = this.vertex(this.pos, this.col, v, c.x + pts[2 * g] * fx - pts[2 * g + 1] * fy, Y, c.y + pts[2 * g] * fy + pts[2 * g + 1] * fx, col);
       }
     }
+    // Nothing to draw (no rival with a lag yet, the meters off): no draw
+    // calls either; otherwise only the vertices written are uploaded.
+    this.lines.visible = v > 0;
+    this.fill.visible = fv > 0;
     this.geom.setDrawRange(0, v);
-    (this.geom.getAttribute("position") as BufferAttribute).needsUpdate = v > 0;
-    (this.geom.getAttribute("color") as BufferAttribute).needsUpdate = v > 0;
+    upload(this.geom, v);
     this.fillGeom.setDrawRange(0, fv);
-    (this.fillGeom.getAttribute("position") as BufferAttribute).needsUpdate = fv > 0;
-    (this.fillGeom.getAttribute("color") as BufferAttribute).needsUpdate = fv > 0;
+    upload(this.fillGeom, fv);
+  }
+}
+
+/** upload marks the first n vertices of g's position and colour for upload (none when n is 0). */
+function upload(g: BufferGeometry, n: number): void {
+  if (n === 0) return;
+  for (const name of ["position", "color"]) {
+    const a = g.getAttribute(name) as BufferAttribute;
+    a.clearUpdateRanges();
+    a.addUpdateRange(0, n * 3);
+    a.needsUpdate = true;
   }
 }

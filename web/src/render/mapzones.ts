@@ -92,6 +92,7 @@ export class MapZones {
   private make(): { group: Group; wall: MeshBasicMaterial; floor: MeshBasicMaterial } {
     const mat = (opacity: number) => new MeshBasicMaterial({
       color: "#ffffff", transparent: true, opacity, blending: AdditiveBlending, depthWrite: false, side: DoubleSide,
+      forceSinglePass: true, // see explosions.ts
     });
     // Faint: a sumo map stacks a zone of each team on one spot, and a
     // camera inside them sees their walls added up.

@@ -14,6 +14,7 @@ export class WinZone {
   constructor(scene: Scene) {
     const mat = (opacity: number) => new MeshBasicMaterial({
       color: ZONE_CSS, transparent: true, opacity, blending: AdditiveBlending, depthWrite: false, side: DoubleSide,
+      forceSinglePass: true, // see explosions.ts
     });
     // A unit cylinder, scaled to the radius; its wall dashed by few segments
     // so that the spin shows.
