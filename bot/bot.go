@@ -37,6 +37,7 @@ type Bot struct {
 	rate  int64      // ticks per second
 	delay int64      // turn delay in ticks (the longer of the two sides')
 	think int64      // ticks between two looks at the state: 1, or more below full skill
+	dirs  [][2]int64 // the map's directions (sim.AxisVector) when its Axes is not 4, else nil
 
 	gap      int64 // distance to the wall ahead when last measured exactly
 	gapOwner int   // who laid that wall
@@ -100,10 +101,7 @@ func (b *Bot) Decide(s *sim.State, out []sim.Event) []sim.Event {
 	if !me.Alive {
 		return out
 	}
-	if b.rider || s.Axes() != 4 {
-		// The AI's look-ahead (its grid, its options) knows four axes;
-		// on a map of others every bot rides as the rider does, which
-		// only casts rays (docs/physics.md section 8).
+	if b.rider {
 		return b.ride(s, &me, out)
 	}
 	if b.st != s {
@@ -125,6 +123,13 @@ func (b *Bot) attach(s *sim.State) {
 	b.st = s
 	b.rate = s.Config().TickRate
 	b.think = max(1, b.p.thinkMs*b.rate/1000)
+	b.dirs = nil
+	if n := s.Axes(); n != 4 {
+		b.dirs = make([][2]int64, n)
+		for k := range b.dirs {
+			b.dirs[k][0], b.dirs[k][1] = sim.AxisVector(n, k)
+		}
+	}
 	b.w.attach(s)
 	b.nextRay, b.gapEpoch, b.epoch = 0, -1, -1
 }
@@ -139,7 +144,7 @@ func (b *Bot) event(out []sim.Event, k sim.EventKind) []sim.Event {
 // turn sends a turn (+1 left, -1 right) and remembers to wait until it shows.
 func (b *Bot) turn(out []sim.Event, me *sim.Cycle, t int8, tick int64) []sim.Event {
 	b.want = true
-	b.wantDir = uint8(int8(me.Dir)+t) & 3
+	b.wantDir = b.turned(me.Dir, t)
 	b.wantTill = tick + 2*b.delay + 2*b.lag + 120
 	b.sent = max(tick, me.LastTurn()+b.delay)
 	b.nextRay, b.nextLook = tick, tick+b.p.period/2
@@ -147,6 +152,26 @@ func (b *Bot) turn(out []sim.Event, me *sim.Cycle, t int8, tick int64) []sim.Eve
 		return b.event(out, sim.EvTurnLeft)
 	}
 	return b.event(out, sim.EvTurnRight)
+}
+
+// turned returns the heading a turn t (+1 left, -1 right) leads to from dir:
+// the next of four axes, or of the map's (sim.State.Turned).
+func (b *Bot) turned(dir uint8, t int8) uint8 {
+	if b.dirs == nil {
+		return uint8(int8(dir)+t) & 3
+	}
+	n := len(b.dirs)
+	return uint8((int(dir) + n + int(t)) % n)
+}
+
+// forward returns the point d micrometres from (x, y) along dir, on four
+// axes or the map's.
+func (b *Bot) forward(x, y int64, dir uint8, d int64) (int64, int64) {
+	if b.dirs == nil {
+		return forward(x, y, dir, d)
+	}
+	u := &b.dirs[int(dir)%len(b.dirs)]
+	return x + d*u[0]/sim.AxisScale, y + d*u[1]/sim.AxisScale
 }
 
 // Play steps s for ticks ticks, letting every bot decide before each step. It

@@ -48,11 +48,21 @@ func (b *Bot) drive(s *sim.State, me *sim.Cycle, out []sim.Event) []sim.Event {
 	}
 
 	g := &b.w.g
-	skip := g.line(me.TurnX)
-	if me.Dir&1 == 1 {
-		skip = g.line(me.TurnY)
+	var coarse int64
+	if b.dirs == nil {
+		skip := g.line(me.TurnX)
+		if me.Dir&1 == 1 {
+			skip = g.line(me.TurnY)
+		}
+		coarse = g.ahead(me.X, me.Y, me.Dir, look, skip)
+	} else {
+		// The map's walk goes along four axes: on a map of others every
+		// look casts the exact ray.
+		coarse, _ = s.Ray(me.X, me.Y, me.Dir, look, b.id)
+		if coarse < 0 {
+			coarse = look
+		}
 	}
-	coarse := g.ahead(me.X, me.Y, me.Dir, look, skip)
 	// The map sees every wall to within half a cell: while it shows the road
 	// open for `look`, the exact ray (which costs ten map walks) can wait.
 	pred, seen := b.predict(me)
@@ -126,7 +136,7 @@ func (b *Bot) atWall(s *sim.State, me *sim.Cycle, pred, wait, step, tick int64, 
 	b.hold = tick + 2
 	b.w.g.forget()
 	// Where the turn will happen: never past the wall (rubber holds the cycle).
-	px, py := forward(me.X, me.Y, me.Dir, max(0, min(wait*step, pred-sim.Meter/4)))
+	px, py := b.forward(me.X, me.Y, me.Dir, max(0, min(wait*step, pred-sim.Meter/4)))
 	st := b.assess(s, me, px, py, 0, step)
 	l := b.assess(s, me, px, py, 1, step)
 	r := b.assess(s, me, px, py, -1, step)
@@ -155,7 +165,7 @@ type option struct {
 // assess measures one way to go from (px, py) and scores it: room first, then
 // open road, then a little chance; a way too short to turn again is deadly.
 func (b *Bot) assess(s *sim.State, me *sim.Cycle, px, py int64, turn int8, step int64) option {
-	d := uint8(int8(me.Dir)+turn) & 3
+	d := b.turned(me.Dir, turn)
 	g, _ := s.Ray(px, py, d, b.p.far, b.id)
 	if g < 0 {
 		g = b.p.far
@@ -187,7 +197,7 @@ func (b *Bot) room(px, py int64, d uint8, gap int64) int {
 	default:
 		return 0
 	}
-	qx, qy := forward(px, py, d, out)
+	qx, qy := b.forward(px, py, d, out)
 	return g.fill(g.col(qx), g.col(qy), b.p.room, b.p.side)
 }
 

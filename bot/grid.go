@@ -133,25 +133,30 @@ func (g *grid) wall(x1, y1, x2, y2 int64, delta int) {
 	}
 }
 
-// blockedX reports a wall on the west border of cell (i, j).
 // slanted puts a map wall at any angle on the map (sim.State.MapWalls): as
 // itself when it runs along an axis, else as a staircase of borders that
 // follows it a cell at a time, which no lane crosses.
-func (g *grid) slanted(x1, y1, x2, y2 int64) {
+func (g *grid) slanted(x1, y1, x2, y2 int64) { g.stairs(x1, y1, x2, y2, 1) }
+
+// stairs adds (delta 1) or removes (delta -1) a wall at any angle, as
+// slanted draws it: the same wall is always the same staircase, so a trail
+// on a map of other Axes comes off as it went on.
+func (g *grid) stairs(x1, y1, x2, y2 int64, delta int) {
 	if x1 == x2 || y1 == y2 {
-		g.wall(x1, y1, x2, y2, 1)
+		g.wall(x1, y1, x2, y2, delta)
 		return
 	}
 	n := max(abs(x2-x1), abs(y2-y1))/g.cell + 1
 	px, py := x1, y1
 	for k := int64(1); k <= n; k++ {
 		x, y := x1+(x2-x1)*k/n, y1+(y2-y1)*k/n
-		g.wall(px, py, x, py, 1)
-		g.wall(x, py, x, y, 1)
+		g.wall(px, py, x, py, delta)
+		g.wall(x, py, x, y, delta)
 		px, py = x, y
 	}
 }
 
+// blockedX reports a wall on the west border of cell (i, j).
 func (g *grid) blockedX(i, j int64) bool { return isSet(g.west, j*stride+i) }
 
 // blockedY reports a wall on the south border of cell (i, j).

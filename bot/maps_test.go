@@ -157,3 +157,45 @@ func TestBotsTakeFortress(t *testing.T) {
 		}
 	}
 }
+
+// TestBotsEightAxes seats four full-skill bots and four riders on inaktek,
+// whose Axes is 8: the AI's map draws slanted trails as staircases and its
+// looks go along the map's axes, so it outlives the riders, which only
+// turn at a wall, by far (measured: 41-68 s against 2.4 s a round,
+// `webtron sim --skill 100,100,100,100,rider,rider,rider,rider --survival
+// --seed 5 --ticks 60000 --map-file Your_mom/clever/inaktek-0.7.2.aamap.xml`).
+func TestBotsEightAxes(t *testing.T) {
+	aamaptest.Paths(t)
+	m, err := aamap.Load(filepath.Join(aamaptest.Dir, "Your_mom/clever/inaktek-0.7.2.aamap.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.DefaultConfig()
+	if _, err := m.Apply(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.NewState(cfg, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bots := []*bot.Bot{bot.NewSkill(0, 1, bot.MaxSkill), bot.NewSkill(1, 2, bot.MaxSkill), bot.NewSkill(2, 3, bot.MaxSkill), bot.NewSkill(3, 4, bot.MaxSkill),
+		bot.NewRider(4), bot.NewRider(5), bot.NewRider(6), bot.NewRider(7)}
+	s.Step(bot.Joins(len(bots)))
+	var v bot.Survival
+	var evs []sim.Event
+	for tick := 0; tick < 30_000 && v.Rounds[0] < 2; tick++ {
+		evs = evs[:0]
+		for _, b := range bots {
+			evs = b.Decide(s, evs)
+		}
+		s.Step(evs)
+		v.Observe(s)
+	}
+	rate := cfg.TickRate
+	ai := (v.MeanLife(0, rate) + v.MeanLife(1, rate) + v.MeanLife(2, rate) + v.MeanLife(3, rate)) / 4
+	riders := (v.MeanLife(4, rate) + v.MeanLife(5, rate) + v.MeanLife(6, rate) + v.MeanLife(7, rate)) / 4
+	t.Logf("%d rounds: the AI's mean life %d ms, the riders' %d ms", v.Rounds[0], ai, riders)
+	if v.Rounds[0] < 1 || ai < 5*riders || ai < 10_000 {
+		t.Fatalf("%d rounds: the AI's mean life %d ms, the riders' %d ms; want the AI's 5 times and 10 s at least", v.Rounds[0], ai, riders)
+	}
+}

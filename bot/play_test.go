@@ -142,10 +142,25 @@ func sameMap(a, b *grid) int {
 // a time, is the map drawn afresh from the state: through turns, deaths,
 // vanishing wrecks and new rounds, and after the state is rolled back.
 func TestMapFollowsState(t *testing.T) {
+	mapFollows(t, withArena(sim.DefaultConfig(), 200))
+}
+
+// TestMapFollowsStateAxes is TestMapFollowsState on a map of 8 axes, whose
+// slanted trails are on the map as staircases.
+func TestMapFollowsStateAxes(t *testing.T) {
 	cfg := withArena(sim.DefaultConfig(), 200)
+	u := int64(sim.Unit)
+	cfg.Map = &sim.Map{Axes: 8, Spawns: []sim.MapSpawn{{X: 100 * u, Y: 100 * u, Dir: 1}, {X: 400 * u, Y: 400 * u, Dir: 5}, {X: 400 * u, Y: 100 * u, Dir: 3}, {X: 100 * u, Y: 400 * u, Dir: 7}},
+		Walls: []sim.MapWall{{X1: 0, Y1: 0, X2: 0, Y2: 500 * u}, {X1: 0, Y1: 500 * u, X2: 500 * u, Y2: 500 * u},
+			{X1: 500 * u, Y1: 500 * u, X2: 500 * u, Y2: 0}, {X1: 500 * u, Y1: 0, X2: 0, Y2: 0}}}
+	mapFollows(t, cfg)
+}
+
+// mapFollows is TestMapFollowsState under cfg.
+func mapFollows(t *testing.T, cfg sim.Config) {
 	s, bots := newGame(t, cfg, 9, 8)
 	var snap sim.Snapshot
-	checked := 0
+	checked, slanted := 0, 0
 	for k := 1; k <= 24_000; k++ {
 		if k == 12_000 {
 			s.Save(&snap)
@@ -160,6 +175,11 @@ func TestMapFollowsState(t *testing.T) {
 			continue
 		}
 		want := fresh(s)
+		for _, w := range s.RoundWalls() {
+			if w.X1 != w.X2 && w.Y1 != w.Y2 {
+				slanted++
+			}
+		}
 		round, match := s.Round()
 		for _, b := range bots {
 			me := s.Cycle(b.id)
@@ -175,9 +195,9 @@ func TestMapFollowsState(t *testing.T) {
 			checked++
 		}
 	}
-	t.Logf("%d maps checked against a fresh drawing", checked)
-	if checked < 50 {
-		t.Errorf("only %d maps checked", checked)
+	t.Logf("%d maps checked against a fresh drawing (%d slanted walls seen)", checked, slanted)
+	if checked < 50 || cfg.Map != nil && cfg.Map.Axes != 4 && slanted < 50 {
+		t.Errorf("only %d maps checked, %d slanted walls seen", checked, slanted)
 	}
 }
 

@@ -150,6 +150,9 @@ func (b *Bot) tactics(s *sim.State, me *sim.Cycle, pred, step, tick int64, out [
 // by turning: the wall it leaves across that road forces the opponent to turn
 // or die. It returns the turn and the distance to the crossing.
 func (b *Bot) cutOff(s *sim.State, me *sim.Cycle) (turn int8, dist int64, ok bool) {
+	if b.dirs != nil {
+		return 0, 0, false // worked out on four axes only
+	}
 	reach := 10*sim.Meter + b.p.aggro*30*sim.Meter/100
 	best := far
 	for j := 0; j < sim.MaxPlayers; j++ {
@@ -202,6 +205,11 @@ func (b *Bot) toZone(s *sim.State, me *sim.Cycle) (turn int8, ok bool) {
 	}
 	ahead := (x-me.X)*fx + (y-me.Y)*fy
 	side := (x-me.X)*lx + (y-me.Y)*ly
+	if b.dirs != nil {
+		u := &b.dirs[int(me.Dir)%len(b.dirs)]
+		ahead = ((x-me.X)*u[0] + (y-me.Y)*u[1]) / sim.AxisScale
+		side = ((y-me.Y)*u[0] - (x-me.X)*u[1]) / sim.AxisScale
+	}
 	switch {
 	case abs(side) < r/2 && ahead > 0:
 		return 0, true
@@ -261,13 +269,13 @@ func (b *Bot) seekWall(s *sim.State, me *sim.Cycle, pred int64) (int8, bool) {
 	}
 	first := int8(1 - 2*int8(b.rand()&1))
 	for _, t := range [2]int8{first, -first} {
-		d := uint8(int8(me.Dir)+t) & 3
+		d := b.turned(me.Dir, t)
 		g, owner := s.Ray(me.X, me.Y, d, b.p.seek, b.id)
 		if g < b.p.grind+3*b.w.g.cell || owner == sim.OwnerRim {
 			continue
 		}
 		// The wall must run on ahead, or it ends before the cycle gets there.
-		qx, qy := forward(me.X, me.Y, me.Dir, on)
+		qx, qy := b.forward(me.X, me.Y, me.Dir, on)
 		if g2, _ := s.Ray(qx, qy, d, b.p.seek+4*sim.Meter, b.id); g2 < 0 || abs(g2-g) > 3*sim.Meter {
 			continue
 		}

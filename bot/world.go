@@ -26,6 +26,9 @@ type trail struct {
 	s      seg   // its place on the map, when marked
 	marked bool  // cells s.lo..s.hi are counted on the map
 	on     bool
+	// A slanted segment (a map of other Axes) is on the map as the
+	// staircase from (x0, y0) to (hx, hy), redrawn as its head moves on.
+	hx, hy int64
 }
 
 // world is the bot's view of the current round, kept in step with a State by
@@ -155,7 +158,7 @@ func (w *world) redraw(s *sim.State) {
 	for k := range walls {
 		w.pieces = s.WallPieces(walls[k], w.pieces[:0])
 		for _, v := range w.pieces {
-			w.g.wall(v.X1, v.Y1, v.X2, v.Y2, 1)
+			w.g.stairs(v.X1, v.Y1, v.X2, v.Y2, 1)
 		}
 	}
 	w.walls = len(walls)
@@ -179,8 +182,18 @@ func (w *world) redraw(s *sim.State) {
 // closed puts a new closed wall on the map; if it is the segment being
 // followed, only the part not yet counted.
 func (w *world) closed(wl *sim.Wall) {
-	sg, ok := w.g.span(wl.X1, wl.Y1, wl.X2, wl.Y2)
 	t := &w.trails[wl.Owner]
+	if wl.X1 != wl.X2 && wl.Y1 != wl.Y2 {
+		if t.on && t.x0 == wl.X1 && t.y0 == wl.Y1 {
+			t.on = false
+			if t.marked {
+				w.g.stairs(t.x0, t.y0, t.hx, t.hy, -1)
+			}
+		}
+		w.g.stairs(wl.X1, wl.Y1, wl.X2, wl.Y2, 1)
+		return
+	}
+	sg, ok := w.g.span(wl.X1, wl.Y1, wl.X2, wl.Y2)
 	if t.on && t.x0 == wl.X1 && t.y0 == wl.Y1 {
 		t.on = false
 		if ok && t.marked {
@@ -198,6 +211,20 @@ func (w *world) open(i int, c *sim.Cycle) {
 	t := &w.trails[i]
 	if !t.on || t.x0 != c.TurnX || t.y0 != c.TurnY {
 		*t = trail{x0: c.TurnX, y0: c.TurnY, on: true}
+	}
+	if c.X != c.TurnX && c.Y != c.TurnY {
+		// Slanted: its staircase drawn anew as the head moves on (a
+		// staircase depends on both ends, not only on the cells they are in).
+		g := &w.g
+		if t.marked && c.X == t.hx && c.Y == t.hy {
+			return
+		}
+		if t.marked {
+			g.stairs(t.x0, t.y0, t.hx, t.hy, -1)
+		}
+		g.stairs(t.x0, t.y0, c.X, c.Y, 1)
+		t.hx, t.hy, t.marked = c.X, c.Y, true
+		return
 	}
 	if t.marked { // most ticks the head is still in a cell already counted
 		head := c.X
@@ -226,7 +253,7 @@ func (w *world) open(i int, c *sim.Cycle) {
 func (w *world) vanish(walls []sim.Wall, i int) {
 	for k := range walls {
 		if int(walls[k].Owner) == i {
-			w.g.wall(walls[k].X1, walls[k].Y1, walls[k].X2, walls[k].Y2, -1)
+			w.g.stairs(walls[k].X1, walls[k].Y1, walls[k].X2, walls[k].Y2, -1)
 		}
 	}
 	w.watch &^= 1 << i
