@@ -150,9 +150,6 @@ func (b *Bot) tactics(s *sim.State, me *sim.Cycle, pred, step, tick int64, out [
 // by turning: the wall it leaves across that road forces the opponent to turn
 // or die. It returns the turn and the distance to the crossing.
 func (b *Bot) cutOff(s *sim.State, me *sim.Cycle) (turn int8, dist int64, ok bool) {
-	if b.dirs != nil {
-		return 0, 0, false // worked out on four axes only
-	}
 	reach := 10*sim.Meter + b.p.aggro*30*sim.Meter/100
 	best := far
 	for j := 0; j < sim.MaxPlayers; j++ {
@@ -164,14 +161,19 @@ func (b *Bot) cutOff(s *sim.State, me *sim.Cycle) (turn int8, dist int64, ok boo
 			continue
 		}
 		for _, t := range [2]int8{1, -1} {
-			nd := uint8(int8(me.Dir)+t) & 3
-			if nd&1 == c.Dir&1 {
-				continue
-			}
+			nd := b.turned(me.Dir, t)
 			var a, them int64 // our way to the crossing, and theirs
-			if nd&1 == 0 {
+			switch {
+			case b.dirs != nil:
+				var cross bool
+				if a, them, cross = b.meet(me, &c, nd); !cross {
+					continue
+				}
+			case nd&1 == c.Dir&1:
+				continue
+			case nd&1 == 0:
 				a, them = along(me.X, c.X, nd), along(c.Y, me.Y, c.Dir)
-			} else {
+			default:
 				a, them = along(me.Y, c.Y, nd), along(c.X, me.X, c.Dir)
 			}
 			// Get there in well under their time, or the wall is not there yet.
@@ -183,6 +185,20 @@ func (b *Bot) cutOff(s *sim.State, me *sim.Cycle) (turn int8, dist int64, ok boo
 		}
 	}
 	return turn, dist, ok
+}
+
+// meet returns how far me, heading nd, and c, on its way, each have to
+// the point where their lines cross, on a map of other Axes: a = cross(r,
+// v) / cross(u, v) and them = cross(r, u) / cross(u, v), r from me to c, u
+// and v the two headings. cross is false for parallel lines.
+func (b *Bot) meet(me, c *sim.Cycle, nd uint8) (a, them int64, cross bool) {
+	u, v := &b.dirs[nd], &b.dirs[int(c.Dir)%len(b.dirs)]
+	den := (u[0]*v[1] - u[1]*v[0]) / sim.AxisScale // sine x AxisScale
+	if den == 0 {
+		return 0, 0, false
+	}
+	rx, ry := c.X-me.X, c.Y-me.Y
+	return (rx*v[1] - ry*v[0]) / den, (rx*u[1] - ry*u[0]) / den, true
 }
 
 // toZone says how to head for the zone to ride into (target): 0 to ride on
