@@ -1,79 +1,106 @@
 // Explosions: the simulation's blasts (Frame.explosions). A sphere of the
 // radius the blast has cut walls to (it grows to EXPLOSION_RADIUS in 0.2 s,
 // as the holes do), a flash, and a ring that runs on over the floor and fades.
-import { AdditiveBlending, DoubleSide, Group, Mesh, MeshBasicMaterial, RingGeometry, Scene, SphereGeometry } from "three";
+import {
+  AdditiveBlending, Color, DoubleSide, InstancedMesh, Matrix4, MeshBasicMaterial, Quaternion, RingGeometry, Scene,
+  SphereGeometry, Vector3,
+} from "three";
 import type { Frame } from "../core/frame";
 import { MAX_PLAYERS } from "../core/layout";
 import { color } from "./colors";
-import { colorsVersion } from "./palette";
 
 /** How long a blast shows, seconds (the frame keeps it for EXPLOSION_LIFE). */
 export const SHOW_S = 1.2;
 
-interface Blast {
-  group: Group;
-  ball: Mesh<SphereGeometry, MeshBasicMaterial>;
-  ring: Mesh<RingGeometry, MeshBasicMaterial>;
-  flash: Mesh<SphereGeometry, MeshBasicMaterial>;
-}
-
+/** Every blast's parts: three instanced meshes (the balls, the rings, the
+ * flashes), an instance per blast shown, so that a round's opening, when
+ * many cycles die at once, costs three draw calls and not three per blast.
+ * Each part fades by its instance's colour instead of its material's
+ * opacity (one material serves every blast): the blending adds the
+ * shader's output colour times its alpha, and the output is sRGB, so the
+ * colour is faded in sRGB and given back in linear terms (fade): the
+ * same pixels as the colour at that opacity. */
 export class Explosions {
-  private readonly blasts: Blast[] = [];
-  private colors = -1;
+  private readonly ball: InstancedMesh;
+  private readonly ring: InstancedMesh;
+  private readonly flash: InstancedMesh;
   /** Blasts drawn in the last update (the test hook reads it). */
   shown = 0;
+  private readonly m = new Matrix4();
+  private readonly at = new Vector3();
+  private readonly size = new Vector3();
+  private readonly c = new Color();
+  private static readonly still = new Quaternion();
+  private static readonly white = new Color(0xffffff);
 
   constructor(scene: Scene) {
-    const sphere = new SphereGeometry(1, 20, 14);
-    const ring = new RingGeometry(0.85, 1, 48);
     // forceSinglePass: three.js draws a transparent double-sided mesh in two
     // passes (back faces, then front), flagging the material changed before
     // each, so that it looks its program up afresh twice a frame: for
     // additive blending without depth writes the order of the faces cannot
     // show, and one pass draws the same pixels (the same in zone.ts,
     // mapzones.ts and the lag-o-meters' fill).
-    const mat = (opacity: number) => new MeshBasicMaterial({
-      transparent: true, opacity, blending: AdditiveBlending, depthWrite: false, side: DoubleSide, forceSinglePass: true,
+    const mat = () => new MeshBasicMaterial({
+      transparent: true, opacity: 1, blending: AdditiveBlending, depthWrite: false, side: DoubleSide, forceSinglePass: true,
     });
-    for (let i = 0; i < MAX_PLAYERS; i++) {
-      const group = new Group();
-      const ball = new Mesh(sphere, mat(0.3));
-      const r = new Mesh(ring, mat(0.9));
-      r.rotation.x = -Math.PI / 2;
-      r.position.y = 0.1;
-      const flash = new Mesh(sphere, mat(1));
-      flash.material.color.set(0xffffff);
-      group.add(ball, r, flash);
-      group.visible = false;
-      scene.add(group);
-      this.blasts.push({ group, ball, ring: r, flash });
-    }
+    const sphere = new SphereGeometry(1, 20, 14);
+    // The ring lies on the floor, a little above it.
+    const ring = new RingGeometry(0.85, 1, 48).rotateX(-Math.PI / 2);
+    const part = (g: SphereGeometry | RingGeometry) => {
+      const im = new InstancedMesh(g, mat(), MAX_PLAYERS);
+      im.instanceMatrix.setUsage(35048); // DYNAMIC_DRAW
+      // Made now, so that the program is made with instance colours (precompile).
+      im.setColorAt(0, Explosions.white);
+      // The instances are anywhere in the arena: culling by one's bounds would hide the others.
+      im.frustumCulled = false;
+      im.count = 0;
+      im.visible = false;
+      scene.add(im);
+      return im;
+    };
+    this.ball = part(sphere);
+    this.ring = part(ring);
+    this.flash = part(sphere);
   }
 
   update(f: Frame): void {
-    if (this.colors !== colorsVersion()) {
-      this.colors = colorsVersion();
-      this.blasts.forEach((b, i) => {
-        b.ball.material.color.copy(color(i));
-        b.ring.material.color.copy(color(i));
-      });
-    }
-    for (const b of this.blasts) b.group.visible = false;
-    this.shown = 0;
+    let n = 0;
     for (const e of f.explosions) {
       if (e.age >= SHOW_S || e.owner < 0 || e.owner >= MAX_PLAYERS) continue;
-      const b = this.blasts[e.owner];
       const t = e.age / SHOW_S;
-      b.group.visible = true;
-      b.group.position.set(e.x, 0, -e.y);
+      const col = color(e.owner);
       // The ball is what the blast cut: exactly its radius while it grows.
-      b.ball.scale.setScalar(Math.max(e.radius, 0.01));
-      b.ball.material.opacity = 0.35 * (1 - t);
-      b.ring.scale.setScalar(Math.max(e.radius, 0.5) * (1 + t * 2.5));
-      b.ring.material.opacity = 0.9 * (1 - t);
-      b.flash.scale.setScalar(1 + t * 4);
-      b.flash.material.opacity = Math.max(0, 1 - t * 2.5);
-      this.shown++;
+      this.put(this.ball, n, e.x, 0, e.y, Math.max(e.radius, 0.01), fade(this.c, col, 0.35 * (1 - t)));
+      this.put(this.ring, n, e.x, 0.1, e.y, Math.max(e.radius, 0.5) * (1 + t * 2.5), fade(this.c, col, 0.9 * (1 - t)));
+      this.put(this.flash, n, e.x, 0, e.y, 1 + t * 4, fade(this.c, Explosions.white, Math.max(0, 1 - t * 2.5)));
+      n++;
     }
+    for (const im of [this.ball, this.ring, this.flash]) {
+      im.count = n;
+      im.visible = n > 0;
+      if (n === 0) continue;
+      im.instanceMatrix.clearUpdateRanges();
+      im.instanceMatrix.addUpdateRange(0, n * 16);
+      im.instanceMatrix.needsUpdate = true;
+      const ic = im.instanceColor;
+      if (ic) {
+        ic.clearUpdateRanges();
+        ic.addUpdateRange(0, n * 3);
+        ic.needsUpdate = true;
+      }
+    }
+    this.shown = n;
   }
+
+  /** put sets instance k of im: at simulation point (x, y), height h, scaled by s, in colour col. */
+  private put(im: InstancedMesh, k: number, x: number, h: number, y: number, s: number, col: Color): void {
+    im.setMatrixAt(k, this.m.compose(this.at.set(x, h, -y), Explosions.still, this.size.set(s, s, s)));
+    im.setColorAt(k, col);
+  }
+}
+
+/** fade sets out to colour col (linear) at opacity a as drawn with additive
+ * blending into an sRGB output: col's sRGB components times a, in linear. */
+export function fade(out: Color, col: Color, a: number): Color {
+  return out.copy(col).convertLinearToSRGB().multiplyScalar(a).convertSRGBToLinear();
 }
