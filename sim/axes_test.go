@@ -133,6 +133,19 @@ func TestSixAxesTurn(t *testing.T) {
 	}
 }
 
+// TestTwoAxesTurnBack: on a map of 2 axes a turn heads the cycle back
+// along its own trail, and it dies on it at once rather than ride it.
+func TestTwoAxesTurnBack(t *testing.T) {
+	s := onAxes(t, 2, 1)
+	place(s, 0, 100, 100, 0, 20*Meter)
+	steps(s, 60)
+	s.Step([]Event{{Kind: EvTurnLeft, Player: 0, Seq: 1}})
+	steps(s, 2)
+	if c := s.Cycle(0); c.Alive || c.Cause != CauseOwnWall || c.Dir != 1 || c.X != c.TurnX {
+		t.Fatalf("turned back on 2 axes: alive %v cause %v dir %d at %d (corner %d)", c.Alive, c.Cause, c.Dir, c.X, c.TurnX)
+	}
+}
+
 // TestDiagonalTrailDeath rides cycles into trails at 45 and 60 degrees.
 // Armagetron's cycle stops at a wall while its rubber lasts and dies on
 // reaching it once the rubber is used up (gCycleMovement::TimestepCore,

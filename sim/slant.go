@@ -220,7 +220,11 @@ func (s *State) slantRayWall(q *slantRay, w *Wall, idx int32) {
 	}
 	t, ok := slantHit(q.px, q.py, u[0], u[1], AxisScale*AxisScale, v.X1, v.Y1, v.X2, v.Y2, q.t0, false)
 	g := t - q.t0
-	if !ok || g > q.rng || g == 0 && int(v.Owner) == q.self || s.later(g, w, idx, q.best.gap, q.bestIdx, q.cx0, q.cy0) {
+	// One's own wall met where the ray starts is the corner just left,
+	// unless it runs on along the ray: a cycle that turned back (a map of
+	// 2 axes) would ride its own trail.
+	corner := g == 0 && int(v.Owner) == q.self && (v.X2-v.X1)*u[1] != (v.Y2-v.Y1)*u[0]
+	if !ok || g > q.rng || corner || s.later(g, w, idx, q.best.gap, q.bestIdx, q.cx0, q.cy0) {
 		return
 	}
 	perp := !parallel(v.X1, v.Y1, v.X2, v.Y2, u[0], u[1])
