@@ -199,3 +199,43 @@ func TestBotsEightAxes(t *testing.T) {
 		t.Fatalf("%d rounds: the AI's mean life %d ms, the riders' %d ms; want the AI's 5 times and 10 s at least", v.Rounds[0], ai, riders)
 	}
 }
+
+// TestBotsOtherAxes rides four full-skill bots and four riders for three
+// rounds on a 500 m square of 6, 3 and 12 axes: every round is decided, and
+// the log says how long each kind lives (docs/physics.md section 8: the
+// AI's turning point at a wall is tuned for 90 and 45 degrees).
+func TestBotsOtherAxes(t *testing.T) {
+	for _, n := range []int64{6, 3, 12} {
+		cfg := sim.DefaultConfig()
+		u := int64(sim.Unit)
+		cfg.Map = &sim.Map{Axes: n, Spawns: []sim.MapSpawn{{X: 100 * u, Y: 100 * u, Dir: 0}, {X: 400 * u, Y: 400 * u, Dir: uint8(n / 2)}, {X: 400 * u, Y: 100 * u, Dir: 1}, {X: 100 * u, Y: 400 * u, Dir: 2}},
+			Walls: []sim.MapWall{{X1: 0, Y1: 0, X2: 0, Y2: 500 * u}, {X1: 0, Y1: 500 * u, X2: 500 * u, Y2: 500 * u},
+				{X1: 500 * u, Y1: 500 * u, X2: 500 * u, Y2: 0}, {X1: 500 * u, Y1: 0, X2: 0, Y2: 0}}}
+		s, err := sim.NewState(cfg, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bots := []*bot.Bot{bot.NewSkill(0, 1, bot.MaxSkill), bot.NewSkill(1, 2, bot.MaxSkill), bot.NewSkill(2, 3, bot.MaxSkill), bot.NewSkill(3, 4, bot.MaxSkill),
+			bot.NewRider(4), bot.NewRider(5), bot.NewRider(6), bot.NewRider(7)}
+		s.Step(bot.Joins(len(bots)))
+		var v bot.Survival
+		var evs []sim.Event
+		for tick := 0; tick < 60_000 && v.Rounds[0] < 3; tick++ {
+			evs = evs[:0]
+			for _, b := range bots {
+				evs = b.Decide(s, evs)
+			}
+			s.Step(evs)
+			v.Observe(s)
+		}
+		if v.Rounds[0] < 3 {
+			t.Fatalf("%d axes: %d rounds decided in 60,000 ticks", n, v.Rounds[0])
+		}
+		lo, hi := [2]int64{1 << 62, 1 << 62}, [2]int64{}
+		for p := 0; p < 8; p++ {
+			l := v.MeanLife(p, cfg.TickRate)
+			lo[p/4], hi[p/4] = min(lo[p/4], l), max(hi[p/4], l)
+		}
+		t.Logf("%d axes: the AI lives %d-%d ms a round, the riders %d-%d ms", n, lo[0], hi[0], lo[1], hi[1])
+	}
+}
