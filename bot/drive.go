@@ -126,7 +126,15 @@ func (b *Bot) target(step int64) int64 {
 	if b.gapOwner == sim.OwnerRim {
 		t = b.p.rim
 	}
-	return max(t, 3*step)
+	t = max(t, 3*step)
+	if b.dirs != nil && len(b.dirs) > 4 {
+		// A turn of less than 90 degrees still heads for the wall: make
+		// it where the new heading leaves the road the next turn needs
+		// (assess's deadly), cos(360/axes) of it across.
+		need := step*(max(b.delay, b.lag)+2) + sim.Meter/2 + step
+		t = max(t, need*b.dirs[1][0]/sim.AxisScale)
+	}
+	return t
 }
 
 // atWall picks the way to go at the wall ahead; the turn is sent now even if

@@ -161,7 +161,7 @@ func TestBotsTakeFortress(t *testing.T) {
 // TestBotsEightAxes seats four full-skill bots and four riders on inaktek,
 // whose Axes is 8: the AI's map draws slanted trails as staircases and its
 // looks go along the map's axes, so it outlives the riders, which only
-// turn at a wall, by far (measured: 41-115 s against 2.4 s a round,
+// turn at a wall, by far (measured: 70-94 s against 2.4 s a round,
 // `webtron sim --skill 100,100,100,100,rider,rider,rider,rider --survival
 // --seed 5 --ticks 60000 --map-file Your_mom/clever/inaktek-0.7.2.aamap.xml`).
 func TestBotsEightAxes(t *testing.T) {
