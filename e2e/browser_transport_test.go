@@ -162,7 +162,11 @@ func TestBrowserWebTransportBlocked(t *testing.T) {
 		}
 	}()
 	bctx := browserQUIC(t)
-	for _, c := range []struct{ query, room string }{{"", "blocked"}, {"?transport=websocket", "forced"}} {
+	// The forced WebSocket first: its time from the click to the open is
+	// what the page takes without a fallback on this machine now, which
+	// the blocked case's may exceed by the fallback's timer alone.
+	direct := time.Second // if "forced" does not run
+	for _, c := range []struct{ query, room string }{{"?transport=websocket", "forced"}, {"", "blocked"}} {
 		t.Run(c.room, func(t *testing.T) {
 			p := openPage(t, bctx, "http://"+r.Addr()+"/"+c.query)
 			if err := chromedp.Do(p.ctx, retype("name", "Carol"), retype("room", c.room)); err != nil {
@@ -186,8 +190,10 @@ func TestBrowserWebTransportBlocked(t *testing.T) {
 			// is the WebSocket's handshake and this test's polling, slow on
 			// a loaded machine.
 			t.Logf("open over the WebSocket %v after the click", opened.Round(time.Millisecond))
-			if opened > 3*time.Second {
-				t.Errorf("the WebSocket opened %v after the click, want the fallback within 1 s (plus slack)", opened)
+			if c.query != "" {
+				direct = opened
+			} else if opened > direct+2*time.Second {
+				t.Errorf("the WebSocket opened %v after the click, %v with the WebSocket asked for: want the fallback within 1 s (plus slack)", opened, direct)
 			}
 			tried := swallowed.Load() - before
 			if c.query == "" && tried == 0 {

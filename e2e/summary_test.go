@@ -119,6 +119,17 @@ func TestBrowserSoloSummary(t *testing.T) {
 			if !strings.Contains(final, "win") && !strings.Contains(final, "nobody won") {
 				t.Errorf("#summary-title %q after the round names no winner and says not why", final)
 			}
+			// The summary stays 6 s (MIN_SHOW_MS): a test slowed past that
+			// by a loaded machine finds it gone by design, and has nothing
+			// left to click.
+			if !shown(t, p, "summary") {
+				if d := time.Since(start); d < 6*time.Second {
+					t.Fatalf("the summary went after %v, want 6 s", d.Round(time.Millisecond))
+				}
+				t.Logf("the test came back %v after the summary came, past its 6 s: its buttons not tried this run", time.Since(start).Round(time.Millisecond))
+				noErrors(t, p)
+				return
+			}
 			switch {
 			case vp.w == 390:
 				// Watch again, then back to the lobby: the round is in
