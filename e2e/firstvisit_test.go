@@ -42,8 +42,12 @@ const (
 	// transfer while the goal above is out of reach (docs/performance.md,
 	// "First visit, issue 25": the Go runtime and three.js alone, compressed,
 	// are 590 KB; the first visit moved 819 KB when the test was written):
-	// the test fails past it, and logs how far over the goal it is.
-	firstVisitCeiling = 850_000
+	// the test fails past it, and logs how far over the goal it is. It was
+	// 850,000 until the maps of other Axes (issue 24: the slanted geometry,
+	// 11.6 KB of brotli in the core) took the first visit to 859 KB; growth
+	// past this wants its reason found (go run ./web/build -sizes -sizes-of
+	// PKG lists a package's functions).
+	firstVisitCeiling = 880_000
 
 	// The times are goals a run is measured against (WEBTRON_MEASURE=1);
 	// in `make test` the machine's load decides them as much as the page

@@ -50,6 +50,7 @@ const MaxWasmBytes = 3<<20 + 128<<10
 func main() {
 	typecheck := flag.Bool("typecheck", true, "run the TypeScript type checker (tsc --noEmit)")
 	sizes := flag.Bool("sizes", false, "also print the core's code by package (builds it again with its name section)")
+	flag.StringVar(&sizesOf, "sizes-of", "", "with -sizes, also list the functions of these packages (comma-separated, named as -sizes names them), largest first")
 	flag.BoolVar(&keepNames, "names", false, "keep function names: the core's name section, the scripts unminified (CPU profiles name them; larger files, for profiling only)")
 	flag.Parse()
 	if err := run(*typecheck, *sizes); err != nil {

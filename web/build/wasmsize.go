@@ -189,5 +189,20 @@ func printSizes(w io.Writer, web string) error {
 			fmt.Fprintf(w, "web/build:   %8d  %s\n", byPkg[p], p)
 		}
 	}
+	for _, p := range strings.Split(sizesOf, ",") {
+		var names []string
+		for fn := range funcs {
+			if p != "" && wasmPackage(fn) == p {
+				names = append(names, fn)
+			}
+		}
+		slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(funcs[b], funcs[a]), cmp.Compare(a, b)) })
+		for _, fn := range names {
+			fmt.Fprintf(w, "web/build:   %8d  %s\n", funcs[fn], fn)
+		}
+	}
 	return nil
 }
+
+// sizesOf names the packages whose functions -sizes lists one by one (-sizes-of).
+var sizesOf string
