@@ -54,17 +54,34 @@ func (g *grid) span(w *Wall) (cx0, cy0, cx1, cy1 int64) {
 }
 
 func (g *grid) add(w *Wall, idx int64) {
+	if w.X1 != w.X2 && w.Y1 != w.Y2 {
+		g.addSlant(w, idx)
+		return
+	}
 	cx0, cy0, cx1, cy1 := g.span(w)
 	x0, x1 := min(w.X1, w.X2), max(w.X1, w.X2)
 	y0, y1 := min(w.Y1, w.Y2), max(w.Y1, w.Y2)
-	slanted := w.X1 != w.X2 && w.Y1 != w.Y2
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
-			if slanted && !g.crosses(w, cx, cy) {
-				continue // a slanted wall is listed only where it runs, not in all of its box
-			}
 			i := cy*g.n + cx
 			g.cells[i] = append(g.cells[i], cellEntry{mask: g.mask(cx, cy, x0, y0, x1, y1), idx: int32(idx)})
+		}
+	}
+	g.count = idx + 1
+}
+
+// addSlant is add for a slanted wall (a map of other Axes): listed only in
+// the cells it runs through, not in all of its box.
+func (g *grid) addSlant(w *Wall, idx int64) {
+	cx0, cy0, cx1, cy1 := g.span(w)
+	x0, x1 := min(w.X1, w.X2), max(w.X1, w.X2)
+	y0, y1 := min(w.Y1, w.Y2), max(w.Y1, w.Y2)
+	for cy := cy0; cy <= cy1; cy++ {
+		for cx := cx0; cx <= cx1; cx++ {
+			if g.crosses(w, cx, cy) {
+				i := cy*g.n + cx
+				g.cells[i] = append(g.cells[i], cellEntry{mask: g.mask(cx, cy, x0, y0, x1, y1), idx: int32(idx)})
+			}
 		}
 	}
 	g.count = idx + 1
