@@ -450,3 +450,48 @@ func BenchmarkStepAxes8(b *testing.B) {
 		s.Step(evs)
 	}
 }
+
+// TestSlantedRollbackSync is TestRollbackSync on a map of 8 axes: rolling
+// back 7 ticks every tick and replaying them (slanted walls popped off the
+// grid's cells and laid again) hashes as playing straight through.
+func TestSlantedRollbackSync(t *testing.T) {
+	const n, ticks = 7, 4000
+	cfg := DefaultConfig()
+	cfg.Map = axesMap(8)
+	a, err := NewState(cfg, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewState(cfg, 42)
+	gen := &randomEvents{rng: 42, players: 8}
+	hist := make([][]Event, ticks)
+	ring := make([]Snapshot, n+1)
+	slanted := 0
+	for tick := 0; tick < ticks; tick++ {
+		hist[tick] = gen.tick(int64(tick), nil)
+		b.Save(&ring[tick%len(ring)])
+		if tick >= n {
+			from := tick - n
+			if err := b.Restore(&ring[from%len(ring)]); err != nil {
+				t.Fatalf("tick %d: restore to %d: %v", tick, from, err)
+			}
+			for r := from; r < tick; r++ {
+				b.Save(&ring[r%len(ring)])
+				b.Step(hist[r])
+			}
+		}
+		a.Step(hist[tick])
+		b.Step(hist[tick])
+		if ha, hb := a.Hash(), b.Hash(); ha != hb {
+			t.Fatalf("tick %d: hash %x straight, %x with rollback", tick, ha, hb)
+		}
+		if w := a.RoundWalls(); len(w) > 0 && w[len(w)-1].X1 != w[len(w)-1].X2 && w[len(w)-1].Y1 != w[len(w)-1].Y2 {
+			slanted++
+		}
+	}
+	r, _ := a.Round()
+	t.Logf("%d rounds, %d ticks with a slanted newest wall, %d walls now", r, slanted, a.WallCount())
+	if r < 2 || slanted == 0 {
+		t.Fatalf("%d rounds, %d ticks with a slanted newest wall: the test should cross round starts and slanted walls", r, slanted)
+	}
+}
