@@ -72,6 +72,12 @@ export class Game implements InputSink {
   readonly perf = new Perf();
   haveFrame = false;
   info: Info | null = null;
+  /** Each seated player's name and label by id, from the last Info: the
+   * name tags and the HUD ask for them every frame, and a search of the
+   * players' list for each was quadratic in the players. */
+  private readonly names = new Map<number, string>();
+  private readonly labels = new Map<number, string>();
+  private readonly labelOf = (id: number): string => this.label(id);
   /** What carries the connection, once it opened (window.webtron.state().transport). */
   transport: TransportKind | "" = "";
   private readonly hud: Hud;
@@ -377,10 +383,10 @@ export class Game implements InputSink {
     // is seen from further back, to show where and what you hit.
     const wreck = this.follow >= 0 && this.follow === this.frame.you && !this.frame.cycles[this.follow].alive;
     this.renderer.draw(this.frame, this.follow, dt, wreck, this.opt.spectate);
-    this.tags.update(this.frame, this.renderer.rig.camera, (id) => this.label(id), settings().nameTags);
+    this.tags.update(this.frame, this.renderer.rig.camera, this.labelOf, settings().nameTags);
     // The minimap is small; every other frame is plenty.
     if (this.frameNo++ % 2 === 0) this.minimap.update(this.frame, this.renderer.trails, this.follow);
-    this.hud.frame(this.frame, (id) => this.label(id), this.follow, now);
+    this.hud.frame(this.frame, this.labelOf, this.follow, now);
     const spent = performance.now() - now;
     this.perf.render.push(spent);
     this.perf.main.push(spent + this.between);
@@ -390,6 +396,13 @@ export class Game implements InputSink {
   /** slow takes the HUD's numbers (a few times a second). */
   private slow(info: Info): void {
     this.info = info;
+    this.names.clear();
+    this.labels.clear();
+    for (const p of info.players) {
+      if (p.spectator || this.names.has(p.id)) continue;
+      this.names.set(p.id, p.name);
+      this.labels.set(p.id, !p.bot && !p.connected ? `${p.name} (away)` : p.name);
+    }
     const lag = this.renderer.lag.lag;
     lag.fill(0);
     for (const p of info.players) {
@@ -400,14 +413,12 @@ export class Game implements InputSink {
   }
 
   name(id: number): string {
-    const p = this.info?.players.find((q) => q.id === id && !q.spectator);
-    return p ? p.name : id === 255 ? "spectator" : `Player ${id}`;
+    return this.names.get(id) ?? (id === 255 ? "spectator" : `Player ${id}`);
   }
 
   /** label is a player's name as the HUD shows it: "(away)" while the server's bot drives a player who is away. */
   label(id: number): string {
-    const p = this.info?.players.find((q) => q.id === id && !q.spectator);
-    return p && !p.bot && !p.connected ? `${p.name} (away)` : this.name(id);
+    return this.labels.get(id) ?? this.name(id);
   }
 
   /** chooseFollow picks the cycle the camera is on: yours while it lives

@@ -34,9 +34,12 @@ export class Hud {
   /** The round you last died in ("match/round") and when the page saw it. */
   private diedIn = "";
   private diedAt = 0;
-  private lastScores = "";
-  /** The board's lag cells, a row's each, in the rows' order. */
-  private readonly lagCells: HTMLElement[] = [];
+  /** The scoreboard: its rows by key ("p3" a player's, "t1" a team's) and in their order on it. */
+  private readonly board = el("table");
+  private boardRows = new Map<string, BoardRow>();
+  private boardOrder: HTMLElement[] = [];
+  /** The status line's parts (statusParts), found once. */
+  private parts: HTMLElement[] = [];
   private goUntil = 0;
   private lastPhase = -1;
 
@@ -92,47 +95,41 @@ export class Hud {
       .map((p) => ({ p, team: p.spectator ? -1 : teamOf(p.id), score: f && !p.spectator && seated(p.id) ? f.cycles[p.id].score : p.score }))
       .sort((a, b) => Number(a.p.spectator) - Number(b.p.spectator) || teamPts(b.team) - teamPts(a.team) || a.team - b.team ||
         b.score - a.score || a.p.id - b.p.id);
-    // The lags change at nearly every refresh: their cells are rewritten in
-    // place, and the board is built afresh only when anything else changed
-    // (with 32 players, rebuilding it 4 times a second was a tenth of the
-    // main thread's script time).
+    // The board's rows are kept from one refresh to the next, a player's
+    // and a team's each, and rewritten in place: only what changed is
+    // written, and a new order moves them. With 32 players the lags change
+    // at nearly every refresh and the scores and order at every death:
+    // building the board afresh 4 times a second was a tenth of the main
+    // thread's script time, and afresh at each change of score still 1-2 ms.
     const lagText = (p: (typeof rows)[number]["p"]) => (p.spectator || p.id === you ? "" : fmtMs(p.predictedLagMs));
-    const key = JSON.stringify([you, rows.map((r) => [r.p.id, r.p.name, r.score, r.team, teamPts(r.team),
-      r.p.connected, r.p.spectator, r.p.bot, colorCSS(r.p.id)])]);
-    if (key !== this.lastScores) {
-      this.lastScores = key;
-      this.lagCells.length = 0;
-      const table = el("table");
-      let team = -1;
-      for (const { p, score, team: t } of rows) {
-        if (t >= 0 && t !== team) {
-          const head = el("tr", "", `team${f && you >= 0 && f.cycles[you].present && f.cycles[you].team === t ? " yours" : ""}`);
-          head.dataset.team = String(t);
-          const sw = el("td", "", "swatch");
-          sw.style.background = teamCSS(t);
-          head.append(sw, el("td", `${teamName(t)} team`, "name"), el("td", String(teamPts(t)), "score"), el("td", "", "lag"));
-          table.append(head);
-        }
-        team = t;
-        const tr = el("tr", "", p.id === you && !p.spectator ? "you" : p.spectator ? "spec" : p.connected || p.bot ? "" : "gone");
-        if (t >= 0) {
-          tr.classList.add("member");
-          tr.dataset.team = String(t);
-        }
-        const sw = el("td", "", "swatch");
-        if (!p.spectator) sw.style.background = colorCSS(p.id);
-        const name = el("td", p.name + (p.spectator ? " (watching)" : p.connected || p.bot ? "" : " (away)"), "name");
-        const sc = el("td", p.spectator ? "" : String(score), "score");
-        const lag = el("td", lagText(p), "lag");
-        lag.title = "effective lag: how old this player's position is on your screen";
-        this.lagCells.push(lag);
-        tr.append(sw, name, sc, lag);
-        table.append(tr);
+    const next = new Map<string, BoardRow>();
+    const order: HTMLElement[] = [];
+    const row = (key: string, player: boolean): BoardRow => {
+      const r = this.boardRows.get(key) ?? boardRow(player);
+      next.set(key, r);
+      order.push(r.tr);
+      return r;
+    };
+    let team = -1;
+    for (const { p, score, team: t } of rows) {
+      if (t >= 0 && t !== team) {
+        const h = row(`t${t}`, false);
+        setRow(h, `team${f && you >= 0 && f.cycles[you].present && f.cycles[you].team === t ? " yours" : ""}`, t, teamCSS(t),
+          `${teamName(t)} team`, String(teamPts(t)), "");
       }
-      this.scores.replaceChildren(table);
-    } else {
-      rows.forEach((r, i) => setText(this.lagCells[i], lagText(r.p)));
+      team = t;
+      let key = `${p.spectator ? "s" : "p"}${p.id}`;
+      while (next.has(key)) key += "+"; // spectators may share an id
+      const cls = p.id === you && !p.spectator ? "you" : p.spectator ? "spec" : p.connected || p.bot ? "" : "gone";
+      setRow(row(key, true), t >= 0 ? (cls ? `${cls} member` : "member") : cls, t, p.spectator ? "" : colorCSS(p.id),
+        p.name + (p.spectator ? " (watching)" : p.connected || p.bot ? "" : " (away)"), p.spectator ? "" : String(score), lagText(p));
     }
+    this.boardRows = next;
+    if (order.length !== this.boardOrder.length || order.some((tr, i) => tr !== this.boardOrder[i])) {
+      this.board.replaceChildren(...order);
+      this.boardOrder = order;
+    }
+    if (this.board.parentElement !== this.scores) this.scores.replaceChildren(this.board);
     const charity = info.charityMode === "off" ? "off" : `${info.charityMode} ${fmtMs(info.charityMs)}`;
     const [room, ping, lead, char] = this.statusParts();
     setText(room, this.room);
@@ -199,6 +196,7 @@ export class Hud {
 
   /** statusParts returns the status line's four parts, made on first use, each with its explanation. */
   private statusParts(): HTMLElement[] {
+    if (this.parts.length > 0) return this.parts;
     if (this.status.children.length === 0) {
       const part = (title: string) => {
         const s = el("span");
@@ -209,7 +207,8 @@ export class Hud {
         part("lead: how far ahead of the server your game runs, so that your turns reach it in time"), " · ",
         part("ping charity: how the delay between two players is shared; each sees the other with the average of your pings"));
     }
-    return Array.from(this.status.querySelectorAll("span"));
+    this.parts = Array.from(this.status.querySelectorAll("span"));
+    return this.parts;
   }
 
   /** showBanner puts up a connection message; back offers a way to the lobby. */
@@ -222,4 +221,40 @@ export class Hud {
   hideBanner(): void {
     this.banner.hidden = true;
   }
+}
+
+/** A row of the scoreboard: a player's or a team's, its cells, and the swatch's colour and row's team as written. */
+interface BoardRow {
+  tr: HTMLElement;
+  sw: HTMLElement;
+  name: HTMLElement;
+  score: HTMLElement;
+  lag: HTMLElement;
+  color: string;
+  team: number;
+}
+
+/** boardRow makes an empty row: a player's lag cell explains itself. */
+function boardRow(player: boolean): BoardRow {
+  const r = { tr: el("tr"), sw: el("td", "", "swatch"), name: el("td", "", "name"), score: el("td", "", "score"), lag: el("td", "", "lag"), color: "", team: -1 };
+  if (player) r.lag.title = "effective lag: how old this player's position is on your screen";
+  r.tr.append(r.sw, r.name, r.score, r.lag);
+  return r;
+}
+
+/** setRow writes what changed of row r: its classes, team (-1 none), swatch colour ("" none) and cells. */
+function setRow(r: BoardRow, cls: string, team: number, color: string, name: string, score: string, lag: string): void {
+  if (r.tr.className !== cls) r.tr.className = cls;
+  if (r.team !== team) {
+    r.team = team;
+    if (team >= 0) r.tr.dataset.team = String(team);
+    else delete r.tr.dataset.team;
+  }
+  if (r.color !== color) {
+    r.color = color;
+    r.sw.style.background = color;
+  }
+  setText(r.name, name);
+  setText(r.score, score);
+  setText(r.lag, lag);
 }

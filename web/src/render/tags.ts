@@ -17,6 +17,8 @@ export class NameTags {
   private readonly tags: HTMLElement[] = [];
   private readonly text: string[] = [];
   private readonly color: string[] = [];
+  private readonly opacity: string[] = [];
+  private readonly place: string[] = [];
   private readonly p = new Vector3();
   /** How many tags the last frame showed (window.webtron.scene()). */
   shown = 0;
@@ -38,6 +40,8 @@ export class NameTags {
       this.tags.push(t);
       this.text.push("");
       this.color.push("");
+      this.opacity.push("");
+      this.place.push("");
     }
   }
 
@@ -72,8 +76,17 @@ export class NameTags {
         t.style.color = col;
       }
       const x = ((this.p.x + 1) / 2) * w, y = ((1 - this.p.y) / 2) * h;
-      t.style.transform = `translate(${x.toFixed(1)}px, ${y.toFixed(1)}px) translate(-50%, -100%)`;
-      t.style.opacity = alpha.toFixed(2);
+      // Each write to a style parses its value: only the changed ones.
+      const at = `translate(${x.toFixed(1)}px, ${y.toFixed(1)}px) translate(-50%, -100%)`;
+      if (this.place[i] !== at) {
+        this.place[i] = at;
+        t.style.transform = at;
+      }
+      const o = alpha.toFixed(2);
+      if (this.opacity[i] !== o) {
+        this.opacity[i] = o;
+        t.style.opacity = o;
+      }
     }
   }
 }
