@@ -41,6 +41,8 @@ export class Hud {
   /** The status line's parts (statusParts), found once. */
   private parts: HTMLElement[] = [];
   private goUntil = 0;
+  /** Whether the pointer is coarse (touch), live: the line under the camera asks every frame while you watch, and each matchMedia made a new query. */
+  private readonly coarse = matchMedia("(pointer: coarse)");
   private lastPhase = -1;
 
   /** signal removes the listeners when the game ends: the elements outlive it. */
@@ -51,7 +53,7 @@ export class Hud {
     this.hint.hidden = true;
     const k = settings().keys;
     const either = (a: [string, string]) => (a[1] ? `${keyName(a[0])} or ${keyName(a[1])}` : keyName(a[0]));
-    setText(this.hint, matchMedia("(pointer: coarse)").matches
+    setText(this.hint, this.coarse.matches
       ? "Tap the left or right half of the screen to turn · hold BRAKE to slow down"
       : `${keyName(k.left[0])} ${keyName(k.right[0])} or ${keyName(k.left[1])} ${keyName(k.right[1])} to turn · hold ${either(k.brake)} to brake · ${keyName(k.camera[0])} camera · Esc settings`);
     this.bannerBack.addEventListener("click", onBack, { signal });
@@ -168,7 +170,7 @@ export class Hud {
     if (over !== this.game.classList.contains("over")) this.game.classList.toggle("over", over);
     if (ph === Phase.Play && follow >= 0 && follow !== you) {
       const why = you < 0 || f.cycles[you].inRound ? "" : "You ride from the next round — ";
-      const how = matchMedia("(pointer: coarse)").matches ? "tap left or right to switch" : "←/→ to switch";
+      const how = this.coarse.matches ? "tap left or right to switch" : "←/→ to switch";
       small = `${why}watching ${names(follow)} · ${how}`;
     }
     setText(this.center, big);
