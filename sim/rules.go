@@ -22,4 +22,7 @@ package sim
 // 11: SPAWN_POINT_GROUP_SIZE (issue 24).
 // 12: a map's Axes other than 4 played: turns of 360/Axes degrees, slanted
 // trails (issue 24); maps of 4 axes and the square play as under 11.
-const RulesVersion = 12
+// 13: on those maps a cycle is held short of a wall by the rounding of its
+// position, and only its own wall ending where a leg starts is the corner
+// it just left (TestSlantHitRoundedPoint, TestSlantedOwnTrailAfterTurn).
+const RulesVersion = 13

@@ -32,8 +32,10 @@ func (s *State) along(x, y int64, dir uint8, t int64) (int64, int64) {
 // nearer end (at t0 if the ray starts on it), unless it ends at or before
 // t0: two cycles spawned on one point ride apart. A rim segment across the
 // ray exactly at t0 is not in its way (a map's spawn point on a wall, as
-// mapArena.rimGap says).
-func slantHit(px, py, vx, vy, vv, ax, ay, bx, by, t0 int64, rim bool) (int64, bool) {
+// mapArena.rimGap says). A ray that places a cycle where it meets (place:
+// a cycle's way, not its sensors) meets the segment soon enough that the
+// point rounded as along rounds it has not crossed the segment's line.
+func slantHit(px, py, vx, vy, vv, ax, ay, bx, by, t0 int64, rim, place bool) (int64, bool) {
 	ex, ey := bx-ax, by-ay
 	rx, ry := ax-px, ay-py
 	den := vx*ey - vy*ex // cross(v, e)
@@ -49,8 +51,11 @@ func slantHit(px, py, vx, vy, vv, ax, ay, bx, by, t0 int64, rim bool) (int64, bo
 		}
 		return max(t0, min(ta, tb)), true
 	}
-	if den < 0 { // both numerators are linear in r: flip their signs with den's
-		den, rx, ry = -den, -rx, -ry
+	// Both numerators are linear in r: flip their signs with den's, and
+	// e's for push below.
+	fx, fy := ex, ey
+	if den < 0 {
+		den, rx, ry, fx, fy = -den, -rx, -ry, -ex, -ey
 	}
 	// The segment's parameter cross(r, v) / den must lie in [0, 1].
 	if sn := rx*vy - ry*vx; sn < 0 || sn > den {
@@ -62,7 +67,22 @@ func slantHit(px, py, vx, vy, vv, ax, ay, bx, by, t0 int64, rim bool) (int64, bo
 	case c < 0, c == 0 && rim:
 		return 0, false
 	}
-	return floorDiv(tn, den), true
+	// The point t along is put at its coordinates rounded down (along): a
+	// move of less than a micrometre in x and in y, which can take it
+	// across the segment's line, and a cycle held there by rubber would
+	// turn and ride on beyond the wall. push bounds what the rounding of
+	// an inexact coordinate (a direction's part not 0 or AxisScale) takes
+	// off S cross(r, e) - t den, the point's distance from the line
+	// toward the near side times |e| S: met that much sooner, the rounded
+	// point has not crossed.
+	push := int64(0)
+	if place && vx%AxisScale != 0 && fy < 0 {
+		push -= fy
+	}
+	if place && vy%AxisScale != 0 && fx > 0 {
+		push += fx
+	}
+	return max(t0, floorDiv(tn.sub(mulWide(push, AxisScale)), den)), true
 }
 
 // parallel reports whether wall w runs along the direction (ux, uy), within
@@ -194,7 +214,7 @@ func (s *State) slantRim(px, py, t0 int64, dir uint8, x0, y0, x1, y1 int64) int6
 			if w.bx1 < x0 || w.bx0 > x1 || w.by1 < y0 || w.by0 > y1 {
 				continue
 			}
-			if t, ok := slantHit(px, py, u[0], u[1], AxisScale*AxisScale, w.x1, w.y1, w.x2, w.y2, t0, true); ok {
+			if t, ok := slantHit(px, py, u[0], u[1], AxisScale*AxisScale, w.x1, w.y1, w.x2, w.y2, t0, true, true); ok {
 				best = min(best, t)
 			}
 		}
@@ -207,7 +227,7 @@ func (s *State) slantRim(px, py, t0 int64, dir uint8, x0, y0, x1, y1 int64) int6
 // rayWall).
 func (s *State) slantRayWall(q *slantRay, w *Wall, idx int32) {
 	u := &s.dirs[q.dir]
-	if _, ok := slantHit(q.px, q.py, u[0], u[1], AxisScale*AxisScale, w.X1, w.Y1, w.X2, w.Y2, q.t0, false); !ok {
+	if _, ok := slantHit(q.px, q.py, u[0], u[1], AxisScale*AxisScale, w.X1, w.Y1, w.X2, w.Y2, q.t0, false, true); !ok {
 		return // the standing part is a piece of the whole wall
 	}
 	v := w
@@ -218,12 +238,14 @@ func (s *State) slantRayWall(q *slantRay, w *Wall, idx int32) {
 		}
 		v = &part
 	}
-	t, ok := slantHit(q.px, q.py, u[0], u[1], AxisScale*AxisScale, v.X1, v.Y1, v.X2, v.Y2, q.t0, false)
+	t, ok := slantHit(q.px, q.py, u[0], u[1], AxisScale*AxisScale, v.X1, v.Y1, v.X2, v.Y2, q.t0, false, true)
 	g := t - q.t0
-	// One's own wall met where the ray starts is the corner just left,
+	// One's own wall ending where the ray starts is the corner just left,
 	// unless it runs on along the ray: a cycle that turned back (a map of
-	// 2 axes) would ride its own trail.
-	corner := g == 0 && int(v.Owner) == q.self && (v.X2-v.X1)*u[1] != (v.Y2-v.Y1)*u[0]
+	// 2 axes) would ride its own trail. Any other of one's walls met there
+	// is in the way: a cycle that turned micrometres from its own trail
+	// would ride through it.
+	corner := g == 0 && int(v.Owner) == q.self && v.X2 == q.px && v.Y2 == q.py && (v.X2-v.X1)*u[1] != (v.Y2-v.Y1)*u[0]
 	if !ok || g > q.rng || corner || s.later(g, w, idx, q.best.gap, q.bestIdx, q.cx0, q.cy0) {
 		return
 	}
@@ -325,7 +347,7 @@ type slantSense struct {
 // senseRim lets the sensors meet a piece of the rim.
 func (s *State) senseRim(c *slantSense, x1, y1, x2, y2 int64) {
 	for k := range c.v {
-		t, ok := slantHit(c.x, c.y, c.v[k][0], c.v[k][1], 2*AxisScale*AxisScale, x1, y1, x2, y2, 0, true)
+		t, ok := slantHit(c.x, c.y, c.v[k][0], c.v[k][1], 2*AxisScale*AxisScale, x1, y1, x2, y2, 0, true, false)
 		if !ok || t <= 0 || t > c.near {
 			continue
 		}
@@ -341,7 +363,7 @@ func (s *State) senseRim(c *slantSense, x1, y1, x2, y2 int64) {
 // standing.
 func (s *State) senseSlant(c *slantSense, w *Wall, idx int32) {
 	for k := range c.v {
-		t, ok := slantHit(c.x, c.y, c.v[k][0], c.v[k][1], 2*AxisScale*AxisScale, w.X1, w.Y1, w.X2, w.Y2, 0, false)
+		t, ok := slantHit(c.x, c.y, c.v[k][0], c.v[k][1], 2*AxisScale*AxisScale, w.X1, w.Y1, w.X2, w.Y2, 0, false, false)
 		m := &c.met[k]
 		if !ok || t <= 0 || t > c.near || t > m.gap {
 			continue
@@ -357,7 +379,7 @@ func (s *State) senseSlant(c *slantSense, w *Wall, idx int32) {
 			if !ok {
 				continue
 			}
-			if _, on := slantHit(c.x, c.y, c.v[k][0], c.v[k][1], 2*AxisScale*AxisScale, part.X1, part.Y1, part.X2, part.Y2, 0, false); !on {
+			if _, on := slantHit(c.x, c.y, c.v[k][0], c.v[k][1], 2*AxisScale*AxisScale, part.X1, part.Y1, part.X2, part.Y2, 0, false, false); !on {
 				continue // on the receded part of a finite trail
 			}
 			v = &part
