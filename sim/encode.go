@@ -173,6 +173,11 @@ func (s *State) checkCore() error {
 			cy.Alive && cy.Team >= MaxPlayers {
 			return corrupt("impossible cycle " + itoa(int64(i)))
 		}
+		// The slanted geometry puts a cycle Odo - SegOdo along the line from
+		// TurnX, TurnY: no leg in the arena is longer than its diagonal.
+		if leg := cy.Odo - cy.SegOdo; s.dirs != nil && (cy.SegOdo > cy.Odo || leg < 0 || leg > 2*a) {
+			return corrupt("impossible leg of cycle " + itoa(int64(i)))
+		}
 	}
 	return nil
 }

@@ -128,3 +128,26 @@ func TestSlantedOwnTrailAfterTurn(t *testing.T) {
 		t.Fatalf("only %d of 200 cycles ground into their trail and turned", turned)
 	}
 }
+
+// TestSlantedDecodeLeg: a snapshot whose cycle is further along its leg
+// (Odo - SegOdo, where the slanted geometry puts it on the line from
+// TurnX, TurnY) than any leg in the arena reaches is refused. Before, such
+// a state decoded, and its first steps put the cycle where the next
+// snapshot of it was refused as impossible.
+func TestSlantedDecodeLeg(t *testing.T) {
+	for _, c := range []struct{ odo, seg int64 }{{1 << 62, 0}, {1<<63 - 1, 0}, {1 << 40, 0}, {0, 1}, {5 * Meter, -(1 << 62)}, {-(1 << 62), 1 << 62}} {
+		s := onAxes(t, 6, 2)
+		place(s, 0, 100, 100, 1, 30*Meter)
+		s.c.Cycles[0].Odo, s.c.Cycles[0].SegOdo = c.odo, c.seg
+		if _, err := UnmarshalState(s.AppendBinary(nil)); err == nil {
+			t.Errorf("Odo %d, SegOdo %d: decoded", c.odo, c.seg)
+		}
+	}
+	s := onAxes(t, 6, 2)
+	place(s, 0, 100, 100, 1, 30*Meter)
+	s.c.Cycles[0].Odo = 1 << 40 // a long ride, on a leg of 300 m
+	s.c.Cycles[0].SegOdo = 1<<40 - 300*Meter
+	if _, err := UnmarshalState(s.AppendBinary(nil)); err != nil {
+		t.Errorf("a leg of 300 m: %v", err)
+	}
+}
