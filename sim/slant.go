@@ -13,8 +13,9 @@ import "math/bits"
 // parameter t, not from the rounded point: a point rounded across a wall's
 // line would have the ray miss that wall, and a grinding cycle held back
 // micrometres from a wall would ride through it. A wall met is reported at
-// the parameter where the line meets it, rounded toward the cycle, so a
-// cycle stopped there has not crossed it.
+// the parameter where the line meets it, rounded toward the cycle and less
+// what rounding the point down can move it across (slantHit), so a cycle
+// stopped there has not crossed it.
 
 // line is where a cycle on a slanted axis rides: from (x, y), the start of
 // its leg, now at parameter t0 along it.
@@ -90,8 +91,9 @@ func slantHit(px, py, vx, vy, vv, ax, ay, bx, by, t0 int64, rim, place bool) (in
 // is met side-on. Armagetron counts a wall parallel when its edge's
 // projection on the driving direction exceeds 0.9
 // (gCycleMovement::CalculateAcceleration, which measures the grid's edge
-// pieces); on n axes a wall of another cycle is either along or at 360/n
-// degrees or more, which this tells apart.
+// pieces), within 25.8 degrees; on n axes a wall of another cycle is either
+// along or at 360/n degrees or more, which this tells apart up to 13 axes
+// (27.7 degrees) and, as Armagetron's test, not from 14 on (25.7).
 func parallel(x1, y1, x2, y2, ux, uy int64) bool {
 	ex, ey := x2-x1, y2-y1
 	return 2*abs(ex*uy-ey*ux) < abs(ex*ux+ey*uy)
