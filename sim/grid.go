@@ -73,10 +73,11 @@ func (g *grid) add(w *Wall, idx int64) {
 // addSlant is add for a slanted wall (a map of other Axes): listed only in
 // the cells it runs through, not in all of its box.
 func (g *grid) addSlant(w *Wall, idx int64) {
-	cx0, cy0, cx1, cy1 := g.span(w)
+	_, cy0, _, cy1 := g.span(w)
 	x0, x1 := min(w.X1, w.X2), max(w.X1, w.X2)
 	y0, y1 := min(w.Y1, w.Y2), max(w.Y1, w.Y2)
 	for cy := cy0; cy <= cy1; cy++ {
+		cx0, cx1 := g.slantCols(w, cy)
 		for cx := cx0; cx <= cx1; cx++ {
 			if g.crosses(w, cx, cy) {
 				i := cy*g.n + cx
@@ -85,6 +86,22 @@ func (g *grid) addSlant(w *Wall, idx int64) {
 		}
 	}
 	g.count = idx + 1
+}
+
+// slantCols returns the columns of row cy, within w's box, that slanted
+// wall w may run through (crosses tells): those its line spans over the
+// row's height and a column either side. Walking only these, a wall costs
+// the cells it runs through, not the whole of its box (a diagonal across
+// 10 km is 1.5 million cells of box).
+func (g *grid) slantCols(w *Wall, cy int64) (cx0, cx1 int64) {
+	bx0, _, bx1, _ := g.span(w)
+	ex, ey := w.X2-w.X1, w.Y2-w.Y1
+	lo, hi := min(w.X1, w.X2), max(w.X1, w.X2)
+	// The line's x at the bottom and the top of the row as crosses sees
+	// it (2 um beyond the cell), kept within the wall's box.
+	at := func(y int64) int64 { return min(max(w.X1+floorDiv(mulWide(y-w.Y1, ex), ey), lo), hi) }
+	xa, xb := at(cy*cellSize-2), at(cy*cellSize+cellSize+1)
+	return max(bx0, g.clamp(min(xa, xb)-cellSize)), min(bx1, g.clamp(max(xa, xb)+cellSize))
 }
 
 // crosses reports whether slanted wall w runs through cell (cx, cy) or
@@ -112,7 +129,11 @@ func (g *grid) crosses(w *Wall, cx, cy int64) bool {
 // pop removes wall idx, which must be the newest wall in every cell it touches.
 func (g *grid) pop(w *Wall, idx int64) {
 	cx0, cy0, cx1, cy1 := g.span(w)
+	slanted := w.X1 != w.X2 && w.Y1 != w.Y2 // listed only where it runs (addSlant)
 	for cy := cy0; cy <= cy1; cy++ {
+		if slanted {
+			cx0, cx1 = g.slantCols(w, cy)
+		}
 		for cx := cx0; cx <= cx1; cx++ {
 			i := cy*g.n + cx
 			if l := g.cells[i]; len(l) > 0 && int64(l[len(l)-1].idx) == idx {
