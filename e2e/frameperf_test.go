@@ -175,3 +175,29 @@ func startProfiles(t *testing.T, p *page, seats int) (stop func()) {
 		}
 	}
 }
+
+// TestBrowserDrawCalls: in a room of 32 seats whose bots die at the round's
+// opening, a frame that shows several blasts at once makes no more draw calls
+// than one that shows one: the floor, the rim, the trails and their glow, the
+// cycles' three instanced meshes, the lag-o-meters' outline and fill, and the
+// blasts' three instanced meshes, 12 in all whatever the number of cycles and
+// blasts (issue 25 goal 2: draw calls were the main thread's largest cost).
+// Before, each blast drew three meshes, each in two passes (a transparent
+// double-sided material), as did the lag-o-meters' fill.
+func TestBrowserDrawCalls(t *testing.T) {
+	browserTests(t)
+	rules := sim.DefaultConfig()
+	rules.SP.FinishType = sim.FinishNormal
+	addr := startConfig(t, server.Config{Bots: 31, Seats: 32, Rules: &rules, Policy: clock.Policy{Charity: clock.AutoCharity}})
+	p := playIn(t, browser(t), "http://"+addr, "calls", "Caller")
+	var sc sceneReport
+	waitFor(t, "a frame with three blasts or more", 60*time.Second, func() bool {
+		sc = p.scene(t)
+		return sc.ExplosionsDrawn >= 3
+	})
+	t.Logf("%d blasts and %d lag-o-meters drawn in %d draw calls", sc.ExplosionsDrawn, sc.LagMeters, sc.DrawCalls)
+	if sc.DrawCalls > 12 {
+		t.Errorf("%d draw calls with %d blasts shown: want at most 12", sc.DrawCalls, sc.ExplosionsDrawn)
+	}
+	noErrors(t, p)
+}

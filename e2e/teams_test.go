@@ -53,6 +53,7 @@ type sceneReport struct {
 	} `json:"holes"`
 	NameTags  int `json:"name_tags"`
 	LagMeters int `json:"lag_meters"`
+	DrawCalls int `json:"draw_calls"`
 }
 
 func (p *page) scene(t *testing.T) sceneReport {

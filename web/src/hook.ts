@@ -71,6 +71,8 @@ export interface SceneReport {
   map_walls: number;
   /** The map's zones as the frame has them, and whether each was drawn. */
   map_zones: { effect: number; state: number; owner: number; conquered: number; radius: number; drawn: boolean }[];
+  /** WebGL draw calls the last frame made (three.js's count). */
+  draw_calls: number;
 }
 
 export function installHook(current: () => { game: Game | null; remote: Remote | null; sound: Sound; replay: ReplayPage | null }): void {
@@ -140,6 +142,7 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
         lag_meters: r.lag.shown,
         map_walls: r.arena.mapPieces,
         map_zones: f.mapZones.map((z, k) => ({ effect: z.effect, state: z.state, owner: z.owner, conquered: z.conquered, radius: z.radius, drawn: r.mapZones.drawn(k) })),
+        draw_calls: r.gl.info.render.calls,
       };
     },
     perf(): PerfReport {
