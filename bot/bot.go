@@ -157,11 +157,11 @@ func (b *Bot) turn(out []sim.Event, me *sim.Cycle, t int8, tick int64) []sim.Eve
 // turned returns the heading a turn t (+1 left, -1 right) leads to from dir:
 // the next of four axes, or of the map's (sim.State.Turned).
 func (b *Bot) turned(dir uint8, t int8) uint8 {
-	if b.dirs == nil {
-		return uint8(int8(dir)+t) & 3
+	n := 4
+	if b.dirs != nil {
+		n = len(b.dirs)
 	}
-	n := len(b.dirs)
-	return uint8((int(dir) + n + int(t)) % n)
+	return sim.TurnedOn(n, dir, int(t))
 }
 
 // forward returns the point d micrometres from (x, y) along dir, on four

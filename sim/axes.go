@@ -118,11 +118,19 @@ func (s *State) Axes() int {
 }
 
 // Turned returns the direction a cycle heading dir takes on a turn to the
-// left (t > 0) or the right (t < 0): the next axis that way.
+// left (t > 0) or the right (t < 0): the next axis that way; t == 0 keeps dir.
 func (s *State) Turned(dir uint8, t int) uint8 {
-	n := s.Axes()
-	if t > 0 {
+	return TurnedOn(s.Axes(), dir, t)
+}
+
+// TurnedOn is Turned on n axes, for those (the bots) that keep a map's axes
+// without a State at hand.
+func TurnedOn(n int, dir uint8, t int) uint8 {
+	switch {
+	case t > 0:
 		return uint8((int(dir) + 1) % n)
+	case t < 0:
+		return uint8((int(dir) + n - 1) % n)
 	}
-	return uint8((int(dir) + n - 1) % n)
+	return dir
 }

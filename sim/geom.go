@@ -162,7 +162,7 @@ func (s *State) rayWall(w *Wall, q *rayCast, idx int32) {
 	fx, fy, lx, ly := frame(q.dir)
 	pf, pl := q.x*fx+q.y*fy, q.x*lx+q.y*ly
 	g, ok := segGap(v, fx, fy, lx, ly, pf, pl)
-	if !ok || s.after(q, g, w, idx) || g > q.rng || g == 0 && int(v.Owner) == q.self {
+	if !ok || s.later(g, w, idx, q.best.gap, q.bestIdx, q.cx0, q.cy0) || g > q.rng || g == 0 && int(v.Owner) == q.self {
 		return
 	}
 	perp := v.X1*lx+v.Y1*ly != v.X2*lx+v.Y2*ly
@@ -181,17 +181,11 @@ func (s *State) rayWall(w *Wall, q *rayCast, idx int32) {
 		}
 		g += abs(solid - odo)
 		odo = solid
-		if s.after(q, g, w, idx) || g > q.rng {
+		if s.later(g, w, idx, q.best.gap, q.bestIdx, q.cx0, q.cy0) || g > q.rng {
 			return
 		}
 	}
 	q.best, q.bestIdx = hit{gap: g, owner: int(v.Owner), built: v.builtAt(odo), perp: perp}, idx
-}
-
-// after reports whether wall idx (w), met g along, comes after the ray's
-// best hit.
-func (s *State) after(q *rayCast, g int64, w *Wall, idx int32) bool {
-	return g > q.best.gap || g == q.best.gap && !s.before(idx, w, q.bestIdx, q.cx0, q.cy0)
 }
 
 // solid returns the first point of owner's trail from odometer odo on, going

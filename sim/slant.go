@@ -273,7 +273,8 @@ func (s *State) slantRayWall(q *slantRay, w *Wall, idx int32) {
 }
 
 // later reports whether wall idx (w), met g along, comes after the best hit
-// so far, best met gap along (as rayCast's after).
+// so far, best met gap along: ties go by the order of the walls (before).
+// Rays and sensors, on the axes or slanted, all decide by it.
 func (s *State) later(g int64, w *Wall, idx int32, gap int64, best int32, cx0, cy0 int64) bool {
 	return g > gap || g == gap && !s.before(idx, w, best, cx0, cy0)
 }
