@@ -364,6 +364,7 @@ export class Game implements InputSink {
   /** draw applies a frame from the worker and draws it (the buffer goes back after this);
    * work and recv are what the worker spent on it (window.webtron.perf()). */
   private draw(buf: Uint8Array, work: number, recv: number): void {
+    this.perf.frameMark();
     const now = performance.now();
     const gap = this.lastFrameAt ? now - this.lastFrameAt : 0;
     this.lastFrameAt = now;

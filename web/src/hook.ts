@@ -153,6 +153,11 @@ export function installHook(current: () => { game: Game | null; remote: Remote |
     resetPerf(): void {
       current().game?.perf.reset();
     },
+    /** markFrames makes each frame drawn leave a user-timing mark (Perf.marks) for a trace. */
+    markFrames(on: boolean): void {
+      const g = current().game;
+      if (g) g.perf.marks = on;
+    },
     sound(): SoundReport {
       return current().sound.report();
     },

@@ -63,6 +63,9 @@ export interface PerfReport {
   input_ms: Percentiles;
 }
 
+/** The user-timing mark of a frame drawn (e2e/frametrace_test.go looks for it). */
+export const FRAME_MARK = "webtron-frame";
+
 export class Perf {
   /** Time inside the core's Update (simulation and rollback), from the frame header. */
   readonly update = new Ring();
@@ -78,6 +81,19 @@ export class Perf {
   readonly interval = new Ring();
   /** How long a key or touch waited for the page's thread (event.timeStamp to its handler). */
   readonly input = new Ring(200);
+  /** While a test traces the page (window.webtron.markFrames), each frame drawn leaves a
+   * user-timing mark, FRAME_MARK: the trace groups the main thread's work by frame with it
+   * and gives the thread's CPU time beside the wall-clock time the rings hold, which
+   * includes waits for the GPU process and for a core. */
+  marks = false;
+
+  /** frameMark marks a frame's start in a trace (marks on), and keeps no entry: the
+   * trace has it, and a timeline buffer growing by a mark a frame would cost. */
+  frameMark(): void {
+    if (!this.marks) return;
+    performance.mark(FRAME_MARK);
+    performance.clearMarks(FRAME_MARK);
+  }
 
   /** reset starts the measures afresh (a test measures a window of its own). */
   reset(): void {
