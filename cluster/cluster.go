@@ -216,6 +216,7 @@ type Node struct {
 	histGen atomic.Uint64  // numbers this run's history writers
 	histWG  sync.WaitGroup // the history writers
 	deaths  chan struct{}  // a token per node taken for dead by a probe (Deaths)
+	changed chan struct{}  // a heartbeat wanted before the next tick (Changed)
 
 	leader     atomic.Pointer[string] // the lease stream's leader (leaderLoop)
 	forgedLog  atomic.Int64           // when a forged heartbeat was last logged (unix ns)
@@ -233,7 +234,7 @@ func Start(o Options) (*Node, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	n := &Node{opt: o, log: o.Logger.With("node", o.Name), inc: newIncarnation(), ready: make(chan struct{}), deaths: make(chan struct{}, 1), keys: deriveKeys(o.Secret)}
+	n := &Node{opt: o, log: o.Logger.With("node", o.Name), inc: newIncarnation(), ready: make(chan struct{}), deaths: make(chan struct{}, 1), changed: make(chan struct{}, 1), keys: deriveKeys(o.Secret)}
 	n.leases.init()
 	n.reg.init(o.Name)
 	n.ctx, n.stop = context.WithCancel(context.Background())

@@ -224,6 +224,7 @@ func (n *Node) announceLoop() {
 		case <-n.ctx.Done():
 			return
 		case <-t.C:
+		case <-n.changed:
 		}
 	}
 }
@@ -231,6 +232,19 @@ func (n *Node) announceLoop() {
 // Announce sends a heartbeat now (the loop sends one every
 // Options.Heartbeat): a node that starts draining says so at once.
 func (n *Node) Announce() { n.publish(n.info()) }
+
+// Changed says the node's rooms changed (one opened or closed): the loop
+// sends a heartbeat now rather than at its tick. The other nodes carry a
+// dead node's rooms on from its last heartbeat (Orphans), so a room opened
+// since then would otherwise be revived only by its players' rejoins. It
+// never blocks, and changes that come while a heartbeat is being made go
+// out in the next: a burst of rooms costs two heartbeats, not one each.
+func (n *Node) Changed() {
+	select {
+	case n.changed <- struct{}{}:
+	default:
+	}
+}
 
 func (r *registry) bye(n *Node) {
 	n.publish(NodeInfo{Name: n.opt.Name, Incarnation: n.inc, Gone: true})

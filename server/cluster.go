@@ -85,6 +85,14 @@ func (s *Server) startCluster() error {
 	return nil
 }
 
+// roomsChanged tells the cluster, if any, that this node's rooms changed,
+// for its heartbeat to say so at once (cluster.Node.Changed).
+func (s *Server) roomsChanged() {
+	if s.cl != nil {
+		s.cl.node.Changed()
+	}
+}
+
 // status is this node's heartbeat.
 func (g *clusterNode) status() cluster.NodeInfo {
 	s := g.s
@@ -250,6 +258,7 @@ func (s *Server) evict(name string, r reason) {
 	delete(s.rooms, name)
 	h.reclaimed = true
 	s.mu.Unlock()
+	s.roomsChanged()
 	s.log.Info("server: room closed", "room", name, "reason", r.label)
 	select {
 	case h.inbox <- inbound{fn: func(*room.Room) {

@@ -605,6 +605,7 @@ func (h *roomHost) crash(cause string, stack []byte) {
 	if !h.reclaimed && s.rooms[h.name] == h {
 		delete(s.rooms, h.name)
 		h.reclaimed = true
+		s.roomsChanged()
 	}
 	s.mu.Unlock()
 	s.log.Error("server: room crashed", "room", h.name, "cause", cause, "dump", h.crashDump(), "stack", string(stack))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -204,4 +205,36 @@ func TestPracticeInCluster(t *testing.T) {
 	if s.cl.node.Holds("practice-bbbbbbbbbbbbbbbbbbbb") {
 		t.Fatal("a Hello placed a practice room")
 	}
+}
+
+// TestRoomsAnnouncedAtOnce: a node's heartbeat goes out as soon as its rooms
+// change, not at its next tick: a room opened since the last heartbeat is
+// otherwise unknown to the other nodes, and should its node die before the
+// next one, no survivor carries it on by itself (only its players' rejoins
+// would revive it). Here the heartbeat ticks once an hour: the other node
+// must still learn of the Practice room at once, and of its closing.
+func TestRoomsAnnouncedAtOnce(t *testing.T) {
+	url := natstest.Start(t)
+	slow := func(name string) func(*Config) {
+		return func(c *Config) {
+			c.Cluster.Name, c.Cluster.Heartbeat, c.Cluster.DeadAfter = name, time.Hour, 2*time.Hour
+		}
+	}
+	a := clusterServer(t, url, slow("a"))
+	b := clusterServer(t, url, slow("b"))
+	private := func() []string {
+		for _, n := range b.cl.node.Nodes() {
+			if n.Name == "a" {
+				return n.Private
+			}
+		}
+		return nil
+	}
+	status, ans := askPractice(t, a, "application/json", "", `{"skill": 30}`)
+	if status != http.StatusCreated {
+		t.Fatalf("status %d", status)
+	}
+	eventually(t, 2*time.Second, "node b hearing of a's practice room", func() bool { return slices.Contains(private(), ans.Room) })
+	a.evict(ans.Room, reasonBusy)
+	eventually(t, 2*time.Second, "node b hearing that the room closed", func() bool { return !slices.Contains(private(), ans.Room) })
 }

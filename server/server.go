@@ -191,6 +191,7 @@ func (s *Server) openRoom(name string, addr netip.Prefix, practice int, mp *room
 		h.run()
 	}()
 	s.log.Info("server: room opened", "room", name, "practice", practice, "map", mp.info.ID)
+	s.roomsChanged()
 	return h, nil
 }
 
@@ -213,6 +214,7 @@ func (s *Server) reclaim(h *roomHost) bool {
 	}
 	h.reclaimed = true
 	delete(s.rooms, h.name)
+	s.roomsChanged()
 	return true
 }
 
