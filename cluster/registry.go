@@ -220,14 +220,28 @@ func (n *Node) announceLoop() {
 	defer t.Stop()
 	for {
 		n.Announce()
+		sent := time.Now()
 		select {
 		case <-n.ctx.Done():
 			return
 		case <-t.C:
 		case <-n.changed:
+			// Rooms opening and closing all the time (Practice rooms come
+			// and go with their players) must not make every heartbeat
+			// extra: a change waits for changedGap after the last one.
+			select {
+			case <-n.ctx.Done():
+				return
+			case <-time.After(time.Until(sent.Add(min(changedGap, n.opt.Heartbeat)))):
+			}
 		}
 	}
 }
+
+// changedGap is the least time between two heartbeats that Changed asks
+// for: at most four extra heartbeats a second however fast rooms come and
+// go, and a room is known to the other nodes within it of opening.
+const changedGap = 250 * time.Millisecond
 
 // Announce sends a heartbeat now (the loop sends one every
 // Options.Heartbeat): a node that starts draining says so at once.
@@ -237,8 +251,8 @@ func (n *Node) Announce() { n.publish(n.info()) }
 // sends a heartbeat now rather than at its tick. The other nodes carry a
 // dead node's rooms on from its last heartbeat (Orphans), so a room opened
 // since then would otherwise be revived only by its players' rejoins. It
-// never blocks, and changes that come while a heartbeat is being made go
-// out in the next: a burst of rooms costs two heartbeats, not one each.
+// never blocks, and the changes of a burst go out together: a heartbeat
+// at most every changedGap.
 func (n *Node) Changed() {
 	select {
 	case n.changed <- struct{}{}:

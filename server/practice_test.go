@@ -237,4 +237,22 @@ func TestRoomsAnnouncedAtOnce(t *testing.T) {
 	eventually(t, 2*time.Second, "node b hearing of a's practice room", func() bool { return slices.Contains(private(), ans.Room) })
 	a.evict(ans.Room, reasonBusy)
 	eventually(t, 2*time.Second, "node b hearing that the room closed", func() bool { return !slices.Contains(private(), ans.Room) })
+
+	// Rooms that come and go all the time make a few heartbeats a second,
+	// not one each: 100 changes in a second, at most 4 extra heartbeats a
+	// second (cluster's changedGap), 6 allowed here.
+	m := a.cl.node.Metrics()
+	before := m.HeartbeatBytes.Load()
+	a.cl.node.Announce()
+	one := m.HeartbeatBytes.Load() - before
+	time.Sleep(300 * time.Millisecond) // past the gap after the last change's heartbeat
+	before = m.HeartbeatBytes.Load()
+	for range 100 {
+		a.roomsChanged()
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // the last change's heartbeat
+	if n := (m.HeartbeatBytes.Load() - before) / one; n > 6 {
+		t.Fatalf("100 changes in a second made about %d heartbeats", n)
+	}
 }
