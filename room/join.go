@@ -280,9 +280,9 @@ func (r *Room) noteRiding(m *member) {
 // free gives a human's seat up: its cycle leaves the round, a bot may take
 // the seat.
 func (r *Room) free(p int) {
-	r.serverEvent(sim.Event{Kind: sim.EvLeave, Player: uint8(p)})
 	r.members[p] = nil
-	r.jn.seats = true
+	r.jn.seats = true // before the event, to be journaled with it
+	r.serverEvent(sim.Event{Kind: sim.EvLeave, Player: uint8(p)})
 	r.forgetNet(p)
 	r.rosterDirty = true
 	r.fillBots()
@@ -350,9 +350,9 @@ func (r *Room) seatBots() {
 	}
 	for p, m := range r.members {
 		if m != nil && m.bot != nil && m.leaving {
-			r.serverEvent(sim.Event{Kind: sim.EvLeave, Player: uint8(p)})
 			r.members[p] = nil
-			r.jn.seats = true
+			r.jn.seats = true // before the event, to be journaled with it
+			r.serverEvent(sim.Event{Kind: sim.EvLeave, Player: uint8(p)})
 			r.rosterDirty = true
 		}
 	}

@@ -24,7 +24,8 @@ import (
 //     take);
 //   - an events entry for every batch of accepted events, with their ticks,
 //     in the order they were broadcast;
-//   - a seats entry whenever a seat changes hands;
+//   - a seats entry whenever a seat changes hands, carrying the join or
+//     leave that does it when there is one (see journalEvents);
 //   - a mark whenever the present moved and nothing else was written: it
 //     says that nothing happened before it that the journal does not hold.
 //
@@ -216,9 +217,22 @@ func (r *Room) write(e *Entry) {
 	jn.pending = append(jn.pending, pendingEntry{n: n, now: e.Now, first: first, at: r.now})
 }
 
-// journalEvents writes a broadcast batch of accepted events.
+// journalEvents writes a broadcast batch of accepted events. A batch that
+// goes with a change of seats (a join or a leave: the seat changes first)
+// is written as the seats entry, in one record: a seat and the event that
+// makes it are durable together. Written apart, a node that died between
+// the two left a history with a joined player's cycle in the round, its
+// join maybe confirmed, and no seat for it: the room rebuilt from it
+// refused the token the Welcome had given (the player came back in another
+// seat) and the cycle rode on with nobody at its controls.
 func (r *Room) journalEvents(acc []history.TickEvent) {
-	if r.jn.j != nil && !r.jn.gap {
+	jn := &r.jn
+	switch {
+	case jn.j == nil || jn.gap:
+	case jn.seats:
+		r.write(&Entry{Kind: EntrySeats, Events: acc, Seats: r.seatList()})
+		jn.seats = jn.gap
+	default:
 		r.write(&Entry{Kind: EntryEvents, Events: acc})
 	}
 }

@@ -304,3 +304,90 @@ func TestRestoreRefusesOtherRules(t *testing.T) {
 		t.Fatalf("a journal of these rules: %v", err)
 	}
 }
+
+// TestSeatDurableWithItsEvent: a seat is in the journal as soon as the
+// event that makes or ends it is. The Welcome hands the token over at once
+// and the join's event may be confirmed as soon as it is durable; a node
+// killed after that but before the seats entry was durable left a history
+// with the player's cycle in the round and no seat for it: the room rebuilt
+// from it refused the token (the player came back in another seat, issue
+// 26) and the cycle rode on with nobody, not even a pilot, at its controls.
+// A leave the other way round left a seat held for a cycle gone.
+func TestSeatDurableWithItsEvent(t *testing.T) {
+	j := &memJournal{t: t, auto: true}
+	cfg := Config{Bots: 2, Seed: 5, Journal: j}
+	a, tr := newTestRoom(t, cfg)
+	hello(t, a, 1, &proto.Hello{Name: "ann"}, 0)
+	now := runUntil(t, a, 0, time.Minute, func() bool {
+		ph, _ := a.tl.Confirmed().Phase()
+		return ph == sim.PhasePlay && a.tl.Confirmed().Tick() > 120*6
+	})
+	// rebuilt is the room another node rebuilds when this one dies once the
+	// record carrying ev (logged since entry n) is durable: the stream holds
+	// it and what came before it, nothing after. Every cycle in its round
+	// has its seat held, and every seat held has its cycle.
+	rebuilt := func(n int, ev sim.Event, at time.Duration) (*Room, *testTransport) {
+		t.Helper()
+		for range 3 { // whatever the next ticks owe the journal
+			if err := a.Tick(a.NextTick()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		k := -1
+		for i := n; i < len(j.entries) && k < 0; i++ {
+			for _, te := range j.entries[i].Events {
+				if te.Ev == ev {
+					k = i
+				}
+			}
+		}
+		if k < 0 {
+			t.Fatalf("%+v is not in the journal", ev)
+		}
+		var es []*Entry
+		for i := k; i >= 0 && es == nil; i-- {
+			if j.entries[i].Kind == EntryBase {
+				es = j.entries[i : k+1]
+			}
+		}
+		c := cfg
+		c.Journal = &memJournal{t: t, auto: true}
+		tr := &testTransport{t: t}
+		b, err := Restore("test", c, 0, at, tr, es)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q, m := range b.members {
+			if in := b.tl.State().Cycle(q).Present; in != (m != nil) {
+				t.Errorf("after %+v the rebuilt room has cycle %d in the round %v, its seat held %v", ev, q, in, m != nil)
+			}
+		}
+		return b, tr
+	}
+
+	// Bob joins mid-round.
+	n := len(j.entries)
+	now += time.Millisecond
+	hello(t, a, 2, &proto.Hello{Name: "bob"}, now)
+	w := welcomeOf(t, tr, 2)
+	p := int(w.Player)
+	later := now + time.Second
+	b, tr2 := rebuilt(n, sim.Event{Kind: sim.EvJoin, Player: uint8(p), Arg: sim.JoinArg(true, 0)}, later)
+	if e := b.Receive(9, &proto.Hello{Name: "bob", Token: w.Token}, later+10*time.Millisecond); e != nil {
+		t.Fatalf("bob back with his token: %v, want his seat %d", e, p)
+	}
+	if w2 := welcomeOf(t, tr2, 9); int(w2.Player) != p {
+		t.Fatalf("bob back in seat %d, want his own, %d", w2.Player, p)
+	}
+
+	// Cal joins and hangs up at once: a seat held for nothing, given up.
+	n = len(j.entries)
+	now = a.NextTick() + time.Millisecond
+	hello(t, a, 3, &proto.Hello{Name: "cal"}, now)
+	q := int(welcomeOf(t, tr, 3).Player)
+	a.Leave(3, now)
+	if a.members[q] != nil {
+		t.Fatalf("cal's seat %d still held after a hello and a hang-up", q)
+	}
+	rebuilt(n, sim.Event{Kind: sim.EvLeave, Player: uint8(q)}, now+time.Second)
+}

@@ -50,7 +50,7 @@ func (s *Server) openJournal(h *roomHost, cfg *room.Config, chain cluster.Chain)
 	h.hist = s.cl.node.OpenHistory(h.name, chain)
 	m := s.metrics
 	h.hist.OnDurable = func(rec cluster.Encoder, queued time.Time) {
-		if e, ok := rec.(*room.Entry); ok && e.Kind == room.EntryEvents {
+		if e, ok := rec.(*room.Entry); ok && e.Kind != room.EntryBase && len(e.Events) > 0 {
 			m.durableDelay.Observe(time.Since(queued).Seconds())
 		}
 	}
