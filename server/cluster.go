@@ -214,10 +214,11 @@ func (g *clusterNode) join(c *conn, name string, hello *proto.Hello) *reason {
 		if err := node.Adopt(name, owner); err != nil {
 			return &reasonBusy
 		}
-		if _, err := g.resume(name); err != nil {
+		fresh, err := g.resume(name)
+		if err != nil {
 			return &reasonBusy
 		}
-		_, why := s.attach(c, name)
+		_, why := s.attachOrOpen(c, name, fresh)
 		return why
 	}
 	if c.hop >= maxHops {

@@ -187,15 +187,19 @@ func (l *roomLocks) lock(name string) func() {
 // the present tick, its humans' seats held for their reconnect tokens. It
 // is called once this node holds the room's lease, before a join attaches
 // to the room and when this node takes a dead node's room over
-// (takeOrphans). It reports whether the room was resumed, or an error when
-// its history could not be read (a stream electing a leader after its
-// leader's node died): the room must not open afresh then, which would
-// end the round the history holds; the join tries again. Without a
-// history (or with one too old, or one that does not rebuild the room) a
-// join opens the room afresh.
-func (g *clusterNode) resume(name string) (bool, error) {
+// (takeOrphans). It reports fresh when the room has no history to go on
+// from (none, one too old, or one that does not rebuild the room): only
+// then may a join open it afresh (attachOrOpen); else the room is open
+// here (now or already) or the server is closing. It returns an error when the history could not
+// be read (a stream electing a leader after its leader's node died): the
+// room must not open afresh then, which would end the round the history
+// holds; the join tries again.
+func (g *clusterNode) resume(name string) (fresh bool, err error) {
 	s := g.s
-	if s.cfg.EphemeralRooms || s.hasRoom(name) {
+	if s.cfg.EphemeralRooms {
+		return true, nil
+	}
+	if s.hasRoom(name) {
 		return false, nil
 	}
 	defer g.resuming.lock(name)()
@@ -206,7 +210,7 @@ func (g *clusterNode) resume(name string) (bool, error) {
 	defer cancel()
 	rec, err := g.node.Recover(ctx, name)
 	if errors.Is(err, cluster.ErrNoHistory) {
-		return false, nil
+		return true, nil
 	}
 	if err != nil {
 		s.log.Warn("cluster: cannot read a room's history yet", "room", name, "err", err)
@@ -214,14 +218,14 @@ func (g *clusterNode) resume(name string) (bool, error) {
 	}
 	if age := time.Since(rec.Written); age > resumeWithin {
 		s.log.Info("cluster: a room's history is too old to carry on; opening it afresh", "room", name, "age", age.Round(time.Second))
-		return false, nil
+		return true, nil
 	}
 	entries := make([]*room.Entry, 0, len(rec.Records))
 	for _, b := range rec.Records {
 		e, err := room.DecodeEntry(b)
 		if err != nil {
 			s.log.Error("cluster: a room's history does not decode; opening it afresh", "room", name, "err", err)
-			return false, nil
+			return true, nil
 		}
 		entries = append(entries, e)
 	}
@@ -236,11 +240,11 @@ func (g *clusterNode) resume(name string) (bool, error) {
 		}
 		s.log.Warn("cluster: a room's history was played under other rules (sim.RulesVersion); a round cannot go on under others: opening it afresh",
 			"room", name, "its_rules", rules, "rules", sim.RulesVersion)
-		return false, nil
+		return true, nil
 	}
 	if err != nil {
 		s.log.Error("cluster: cannot rebuild a room from its history; opening it afresh", "room", name, "err", err)
-		return false, nil
+		return true, nil
 	}
 	s.mu.Lock()
 	if s.closing || s.rooms[name] != nil {
@@ -259,7 +263,7 @@ func (g *clusterNode) resume(name string) (bool, error) {
 	g.resumed.Add(1)
 	s.log.Info("cluster: room carried on from its history", "room", name, "entries", len(entries), "tick", h.room.Now(),
 		"written_ago", time.Since(rec.Written).Round(time.Millisecond), "private", h.private, "bot_skill", h.room.BotSkill())
-	return true, nil
+	return false, nil
 }
 
 // takeOrphans carries on the rooms of the nodes that died: each room is

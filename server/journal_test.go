@@ -237,3 +237,34 @@ func TestClusterOtherRulesOpenAfresh(t *testing.T) {
 		t.Fatalf("the log does not say %s:\n%s", want, log.String())
 	}
 }
+
+// TestClusterJoinOpensNoHistoryAfresh: a join that found its room open
+// here and reaches it only once the room has closed (its history continued
+// by another writer, or its lease lost: evict) must not open the room
+// afresh: a fresh room knows none of the round's tokens (its players came
+// back in other seats, of a new round) and its history, new, supersedes
+// the one the round goes on from. The join is told to try again, and the
+// next one carries the room on from its history, the player in her seat.
+func TestClusterJoinOpensNoHistoryAfresh(t *testing.T) {
+	url := natstest.Start(t)
+	s := clusterServer(t, url, func(c *Config) { c.Bots = 3 })
+	p := player(t, s.url, headless.Options{Name: "ann", Room: "h"})
+	drive(t, p)
+	seat, round, match := riding(t, p)
+	var token []byte
+	p.Inspect(func(cs *client.Session) { token = cs.Token() })
+	s.mu.Lock()
+	old := s.rooms["h"]
+	s.mu.Unlock()
+	// The room closes here; a join that saw it open (clusterNode.join's
+	// first test) reaches attach only now.
+	s.evict("h", reasonMoved)
+	old.waitWritten(5 * time.Second)
+	c := newConn(s.Server, nil, nil)
+	if h, why := s.attach(c, "h"); h != nil {
+		t.Fatal("a join that reached room h once it had closed opened it afresh: a room without the round's seats, whose history supersedes the round's")
+	} else if why != &reasonBusy {
+		t.Fatalf("a join that reached room h once it had closed: %v, want to try again (%v)", why, reasonBusy)
+	}
+	backInSeat(t, s, "h", token, seat, round, match)
+}

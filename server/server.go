@@ -141,8 +141,22 @@ func (s *Server) roomConfig(seed uint64) room.Config {
 
 // attach finds or makes the room called name and counts c in it. The count
 // keeps the room from being reclaimed while the join is on its way. A room
-// it makes plays the map c's Hello chose (conn.mapChoice).
+// it makes plays the map c's Hello chose (conn.mapChoice). In a cluster it
+// makes none: there a room opens afresh only once its history has been
+// looked at (clusterNode.join, attachOrOpen).
 func (s *Server) attach(c *conn, name string) (*roomHost, *reason) {
+	return s.attachOrOpen(c, name, s.cl == nil)
+}
+
+// attachOrOpen is attach, making the room when it is not open only if open
+// says so. A cluster join that found a room open, or carried it on from its
+// history, and reaches it after it closed (its history continued by
+// another node, its lease lost) must not open it afresh: a fresh room
+// knows none of the round's tokens (its players would come back seated
+// anew, in a new round) and its history would supersede the round's. It
+// is told to try again instead, and the next try finds the room wherever
+// its history goes on.
+func (s *Server) attachOrOpen(c *conn, name string, open bool) (*roomHost, *reason) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -151,6 +165,9 @@ func (s *Server) attach(c *conn, name string) (*roomHost, *reason) {
 	h := s.rooms[name]
 	if h == nil && isPractice(name) {
 		return nil, &reasonPracticeGone // only /api/practice opens one
+	}
+	if h == nil && !open {
+		return nil, &reasonBusy
 	}
 	if h == nil {
 		var why *reason
