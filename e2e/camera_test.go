@@ -122,7 +122,9 @@ func TestBrowserCameras(t *testing.T) {
 }
 
 // TestBrowserRebind: a key bound in the settings from the lobby turns the
-// cycle; Armagetron's layout is a click away.
+// cycle; Armagetron's layout is a click away. The panel is opaque; Esc
+// closes it and gives the focus back to the Settings button; settings
+// opened in a room close when the player leaves for the lobby.
 func TestBrowserRebind(t *testing.T) {
 	browserTests(t)
 	addr := startServerWith(t, clock.AutoCharity, 1, 8)
@@ -134,8 +136,26 @@ func TestBrowserRebind(t *testing.T) {
 	if got := p.text(t, "#key-left-1"); got != "J" {
 		t.Fatalf("the second key for turning left shows %q, want J", got)
 	}
-	if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.ID("settings-close")), retype("name", "Binder"), retype("room", "rebind"),
-		chromedp.Click(chromedp.ID("play"))); err != nil {
+	// The panel hides what is under it: the lobby's text showed through and
+	// mixed with the panel's.
+	alpha, err := chromedp.Run(p.ctx, chromedp.Evaluate[float64](`(() => { const m = getComputedStyle(document.getElementById("settings")).backgroundColor.match(/[\d.]+/g); return m.length > 3 ? Number(m[3]) : 1; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alpha < 0.95 {
+		t.Errorf("the settings panel's background is %.2f opaque, want at least 0.95", alpha)
+	}
+	// Esc closes it, and the keyboard carries on from the Settings button.
+	if err := chromedp.Do(p.ctx, press("Escape", 27)); err != nil {
+		t.Fatal(err)
+	}
+	if shown(t, p, "settings") {
+		t.Fatal("Esc did not close the settings")
+	}
+	if got := text(t, p, `document.activeElement ? document.activeElement.id : ""`); got != "open-settings" {
+		t.Errorf("after the settings closed the focus is on %q, want the Settings button that opened them", got)
+	}
+	if err := chromedp.Do(p.ctx, retype("name", "Binder"), retype("room", "rebind"), chromedp.Click(chromedp.ID("play"))); err != nil {
 		t.Fatal(err)
 	}
 	// In play: a turn pressed earlier in the countdown is dropped (premature input).
@@ -159,6 +179,22 @@ func TestBrowserRebind(t *testing.T) {
 	}
 	if got := p.text(t, "#key-right-1"); got != "O" {
 		t.Fatalf("Armagetron's second key for turning right shows %q, want O", got)
+	}
+	// The settings open when the player leaves for the lobby close with the
+	// room: left open they covered the lobby and took its clicks.
+	if err := chromedp.Do(p.ctx, press("Escape", 27)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the settings", 2*time.Second, func() bool { return shown(t, p, "settings") })
+	if !clickOn(t, p, "leave") {
+		t.Fatal("the Lobby button is not on screen with the settings open")
+	}
+	waitFor(t, "the lobby", 5*time.Second, func() bool { return showsLobby(t, p) })
+	if shown(t, p, "settings") {
+		t.Error("the settings stayed open over the lobby")
+	}
+	if top := text(t, p, `(() => { const r = document.getElementById("play").getBoundingClientRect(); const e = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2); return e ? e.id || e.tagName : ""; })()`); top != "play" {
+		t.Errorf("a click on Play lands on %q", top)
 	}
 	noErrors(t, p)
 }

@@ -12,6 +12,7 @@ import type { Game } from "./game";
 import { installHook } from "./hook";
 import { $ } from "./hud/dom";
 import { clip, type JoinRequest, Lobby, MAX_MAP, MAX_NAME, MAX_ROOM, randomName } from "./hud/lobby";
+import { settingsPanel } from "./hud/settingsPanel";
 import { Sound } from "./hud/sound";
 import type { Renderer } from "./render/renderer";
 import { webglProblem } from "./render/webgl";
@@ -171,7 +172,10 @@ function isRoomEntry(s: unknown): s is RoomEntry {
   return typeof s === "object" && s !== null && (s as RoomEntry).webtron === "room";
 }
 
+/** stopAll ends the room or the replay shown; the settings, opened over it, close with it. */
 function stopAll(): void {
+  // Left open, the panel stayed over the lobby and took the clicks meant for it.
+  settingsPanel().close();
   game?.stop();
   game = null;
   replay?.stop();

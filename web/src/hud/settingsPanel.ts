@@ -19,6 +19,8 @@ class SettingsPanel {
   /** The key slot waiting for a key press, or null. */
   private waiting: { action: Action; slot: 0 | 1; button: HTMLElement } | null = null;
   private onClose: (() => void) | null = null;
+  /** What had the focus when the panel opened (the lobby's Settings button): it has it again when the panel closes. */
+  private returnFocus: HTMLElement | null = null;
 
   constructor() {
     this.root.hidden = true;
@@ -55,6 +57,10 @@ class SettingsPanel {
   /** openPanel opens the panel; onClose runs when it closes. */
   openPanel(onClose: (() => void) | null = null): void {
     this.onClose = onClose;
+    if (this.root.hidden) {
+      const a = document.activeElement;
+      this.returnFocus = a instanceof HTMLElement && a !== document.body && !this.root.contains(a) ? a : null;
+    }
     this.root.hidden = false;
     setText($("set-gamepad"), gamepadLine());
     $("settings-close").focus();
@@ -64,6 +70,12 @@ class SettingsPanel {
     if (this.root.hidden) return;
     this.stopWaiting();
     this.root.hidden = true;
+    // A keyboard player carries on from where they opened the panel, not
+    // from the top of the page; an element since hidden (a screen left)
+    // cannot take the focus and leaves it where it falls.
+    const back = this.returnFocus;
+    this.returnFocus = null;
+    if (back?.isConnected) back.focus({ preventScroll: true });
     const f = this.onClose;
     this.onClose = null;
     f?.();
