@@ -55,13 +55,39 @@ func aboveFold(t *testing.T, p *page, id string) bool {
 	return ok
 }
 
+// sticksOut names the lobby form's fields and buttons that reach past the
+// form's content box, and the lobby's panels that reach past the screen's
+// width; "" when everything fits.
+func sticksOut(t *testing.T, p *page) string {
+	t.Helper()
+	out, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`(() => {
+  const form = document.getElementById("lobby-form"), cs = getComputedStyle(form), f = form.getBoundingClientRect();
+  const left = f.left + form.clientLeft + parseFloat(cs.paddingLeft), right = left + form.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+  const out = [];
+  for (const e of form.querySelectorAll("input:not([type=radio]), select, button, label, .levels")) {
+    if (e.getClientRects().length === 0) continue;
+    const r = e.getBoundingClientRect();
+    if (r.left < left - 0.5 || r.right > right + 0.5) out.push("#" + (e.id || e.textContent.trim().slice(0, 20)) + " " + Math.round(r.left) + ".." + Math.round(r.right) + " in the form's " + Math.round(left) + ".." + Math.round(right));
+  }
+  for (const e of document.querySelectorAll("#lobby .panel")) {
+    const r = e.getBoundingClientRect();
+    if (r.left < -0.5 || r.right > innerWidth + 0.5) out.push("a panel " + Math.round(r.left) + ".." + Math.round(r.right) + " of " + innerWidth);
+  }
+  return out.join("; ");
+})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // TestBrowserPractice: a newcomer picks a Practice level with a click and
 // clicks Practice, at the lowest level and then at the highest: the page
 // rides in a room of its own that the lobby does not list, against bots of
 // exactly that skill; another page that opens the room's URL is sent back to
 // the lobby; the lobby remembers the level last chosen. At 1280x720 and
 // 390x844 the Practice row is on screen without scrolling, and How to play
-// still is.
+// still is; every field and button of the lobby's form is inside the form.
 func TestBrowserPractice(t *testing.T) {
 	browserTests(t)
 	s, addr := startPracticeServer(t)
@@ -84,6 +110,10 @@ func TestBrowserPractice(t *testing.T) {
 					shot(t, p, fmt.Sprintf("practice-lobby-%dx%d", c.w, c.h))
 					t.Errorf("#%s is not on screen without scrolling at %dx%d", target, c.w, c.h)
 				}
+			}
+			if out := sticksOut(t, p); out != "" {
+				shot(t, p, fmt.Sprintf("practice-lobby-%dx%d-fit", c.w, c.h))
+				t.Errorf("at %dx%d the lobby does not fit: %s", c.w, c.h, out)
 			}
 			name := "Rookie" + c.level
 			if err := chromedp.Do(p.ctx, retype("name", name),
