@@ -87,7 +87,8 @@ func sticksOut(t *testing.T, p *page) string {
 // exactly that skill; another page that opens the room's URL is sent back to
 // the lobby; the lobby remembers the level last chosen. At 1280x720 and
 // 390x844 the Practice row is on screen without scrolling, and How to play
-// still is; every field and button of the lobby's form is inside the form.
+// still is; every field and button of the lobby's form is inside the form;
+// in the room, the status line says Practice, not the room's random name.
 func TestBrowserPractice(t *testing.T) {
 	browserTests(t)
 	s, addr := startPracticeServer(t)
@@ -140,6 +141,14 @@ func TestBrowserPractice(t *testing.T) {
 			}
 			if n := roomPlayers(t, addr, room); n != -1 {
 				t.Fatalf("/api/rooms lists the practice room (%d players)", n)
+			}
+			// The status line names the room as the player knows it, not by
+			// the 20 random characters of its name (on a phone they took
+			// the line's whole width).
+			var status string
+			waitFor(t, "the status line", 5*time.Second, func() bool { status = p.text(t, "#status"); return status != "" })
+			if !strings.HasPrefix(status, "Practice vs bots · ") || strings.Contains(status, room) {
+				t.Errorf("the status line says %q in practice room %s", status, room)
 			}
 			st := p.state(t)
 			bots := 0

@@ -134,7 +134,7 @@ export class Hud {
     if (this.board.parentElement !== this.scores) this.scores.replaceChildren(this.board);
     const charity = info.charityMode === "off" ? "off" : `${info.charityMode} ${fmtMs(info.charityMs)}`;
     const [room, ping, lead, char] = this.statusParts();
-    setText(room, this.room);
+    setText(room, roomLabel(this.room));
     setText(ping, `ping ${fmtMs(info.pingMs)}`);
     setText(lead, `lead ${fmtMs(info.leadMs)}`);
     setText(char, `charity ${charity}`);
@@ -205,7 +205,7 @@ export class Hud {
         s.title = title;
         return s;
       };
-      this.status.append(part("the room"), " · ", part("ping: the round trip from your browser to the server and back"), " · ",
+      this.status.append(part(this.room.startsWith(PRACTICE_PREFIX) ? `the room: ${this.room}, yours alone` : "the room"), " · ", part("ping: the round trip from your browser to the server and back"), " · ",
         part("lead: how far ahead of the server your game runs, so that your turns reach it in time"), " · ",
         part("ping charity: how the delay between two players is shared; each sees the other with the average of your pings"));
     }
@@ -223,6 +223,16 @@ export class Hud {
   hideBanner(): void {
     this.banner.hidden = true;
   }
+}
+
+/** The prefix of every Practice room's name (docs/protocol.md, POST /api/practice). */
+const PRACTICE_PREFIX = "practice-";
+
+/** roomLabel names a room on the status line: a Practice room by what it
+ * is, not by the 20 random characters of its name (its part's title keeps
+ * the name). */
+function roomLabel(room: string): string {
+  return room.startsWith(PRACTICE_PREFIX) ? "Practice vs bots" : room;
 }
 
 /** A row of the scoreboard: a player's or a team's, its cells, and the swatch's colour and row's team as written. */
