@@ -160,7 +160,7 @@ export class Game implements InputSink {
     this.detach.length = 0;
     this.abort.abort();
     $("game").hidden = true;
-    $("game").classList.remove("over");
+    $("game").classList.remove("over", "riding");
   }
 
   // --- connection ---

@@ -168,6 +168,10 @@ export class Hud {
     // While the summary shows, it holds the standings: it takes the scores' and the feed's room.
     const over = this.summary.visible;
     if (over !== this.game.classList.contains("over")) this.game.classList.toggle("over", over);
+    // While your own cycle rides, the middle of the screen is the way ahead:
+    // what waits (the offer to go fullscreen sideways) steps aside.
+    const riding = ph === Phase.Play && you >= 0 && f.cycles[you].inRound && f.cycles[you].alive;
+    if (riding !== this.game.classList.contains("riding")) this.game.classList.toggle("riding", riding);
     if (ph === Phase.Play && follow >= 0 && follow !== you) {
       const why = you < 0 || f.cycles[you].inRound ? "" : "You ride from the next round — ";
       const how = this.coarse.matches ? "tap left or right to switch" : "←/→ to switch";
