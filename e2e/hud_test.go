@@ -235,7 +235,8 @@ func key(down bool, code string, vk int64) chromedp.Action[chromedp.Void] {
 // the gauges show speed and a full brake reservoir that drains while the
 // brake is held; the engine hums and a turn clicks. The crash ends the round
 // (one bot): the kill feed names it, the summary has the winner, the round's
-// points, the standings, the time to the next round and the lags both ways.
+// points, the standings, the time to the next round and the lags both ways,
+// each column's heading aligned as its figures.
 // M mutes, and a reload remembers it.
 func TestBrowserHUD(t *testing.T) {
 	browserTests(t)
@@ -288,6 +289,17 @@ func TestBrowserHUD(t *testing.T) {
 	}
 	if !strings.Contains(table, "Hudson") || !strings.Contains(table, "Flynn") || !strings.Contains(table, " ms") {
 		t.Errorf("summary table %q lacks the players or the lags", table)
+	}
+	// Each heading sits over its column's figures: left-aligned headings
+	// over right-aligned numbers left "lag: you saw / they saw" far from
+	// the lags it names.
+	if odd := text(t, p, `(() => { const rows = document.querySelectorAll("#summary-table tr"), out = [];
+	  const head = rows[0].children, al = (e) => ({start: "left", end: "right"})[getComputedStyle(e).textAlign] || getComputedStyle(e).textAlign;
+	  for (const tr of Array.from(rows).slice(1)) Array.from(tr.children).forEach((td, i) => {
+	    if (i < head.length && td.textContent !== "" && al(td) !== al(head[i])) out.push(head[i].textContent + " " + al(head[i]) + " over " + td.textContent + " " + al(td));
+	  });
+	  return [...new Set(out)].join("; "); })()`); odd != "" {
+		t.Errorf("the summary's headings are not aligned as their columns: %s", odd)
 	}
 	if s := p.sound(t); s.Crashes == 0 {
 		t.Errorf("no crash sound for the round's crash: %+v", s)
