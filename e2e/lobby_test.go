@@ -236,7 +236,7 @@ func TestBrowserLobbyJoinFromList(t *testing.T) {
 }
 
 // TestBrowserLobbySpectate: Spectate enters the room as a watcher, once, and
-// takes no seat.
+// takes no seat; on a phone, a watcher is not shown the brake pad.
 func TestBrowserLobbySpectate(t *testing.T) {
 	browserTests(t)
 	addr := startServerWith(t, clock.AutoCharity, 3, 8)
@@ -254,6 +254,17 @@ func TestBrowserLobbySpectate(t *testing.T) {
 		}
 	}
 	noErrors(t, p)
+	// On a phone a spectator has no cycle to brake: no brake pad.
+	q := openPage(t, browser(t), "http://"+addr+"/", screen(390, 844, true))
+	if err := chromedp.Do(q.ctx, retype("name", "Pocketwatch"), chromedp.Tap(chromedp.ID("spectate"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the phone to watch", 20*time.Second, func() bool { return showsGame(t, q) && q.state(t).Tick > 0 })
+	if visible(t, q, "#brakepad") {
+		shot(t, q, "spectate-phone")
+		t.Error("a spectator's phone shows the brake pad")
+	}
+	noErrors(t, q)
 }
 
 // TestBrowserLobbyBackAndIn: a player who has ridden and goes Back to lobby,

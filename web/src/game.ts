@@ -130,6 +130,8 @@ export class Game implements InputSink {
 
   start(): void {
     $("game").hidden = false;
+    // A spectator has no cycle: what is for riding one (the brake pad) is not shown.
+    $("game").classList.toggle("spectating", this.opt.spectate);
     this.hud.showBanner(`Joining ${this.opt.room}…`, false);
     this.detach.push(attachKeyboard(this), attachTouch($("game"), $("brakepad"), this));
     this.detach.push(onSettings((s) => {
@@ -160,7 +162,7 @@ export class Game implements InputSink {
     this.detach.length = 0;
     this.abort.abort();
     $("game").hidden = true;
-    $("game").classList.remove("over", "riding");
+    $("game").classList.remove("over", "riding", "spectating");
   }
 
   // --- connection ---
