@@ -85,10 +85,22 @@ func screen(w, h int64, phone bool) chromedp.Action[chromedp.Void] {
 	return chromedp.EmulateViewport(w, h)
 }
 
+// scoresCutJS names the scoreboard's figures (a score, a lag) that reach
+// past its box, which cuts them off; "" when all show.
+const scoresCutJS = `(() => {
+  const box = document.getElementById("scores");
+  if (box.getClientRects().length === 0) return "";
+  const b = box.getBoundingClientRect(), right = b.left + box.clientLeft + box.clientWidth;
+  return Array.from(box.querySelectorAll("td.score, td.lag")).filter((td) => td.getClientRects().length > 0 && td.textContent !== "")
+    .map((td) => [td, td.getBoundingClientRect()]).filter(([, r]) => r.right > right + 0.5)
+    .map(([td, r]) => td.textContent + " (" + Math.round(r.left) + ".." + Math.round(r.right) + " in a box to " + Math.round(right) + ")").join(", ");
+})()`
+
 // TestBrowserHUDLayout: at phone sizes upright and on its side, and on a
 // laptop screen, no visible HUD element overlaps another or leaves the
-// screen, while riding, while watching after a crash, and in the round's
-// summary; a chat line is on screen throughout.
+// screen, and the scoreboard cuts off no score of a player whose name is as
+// long as names go, while riding, while watching after a crash, and in the
+// round's summary; a chat line is on screen throughout.
 func TestBrowserHUDLayout(t *testing.T) {
 	browserTests(t)
 	// One bot: the round is over at the first crash (the page rides straight
@@ -100,7 +112,8 @@ func TestBrowserHUDLayout(t *testing.T) {
 	}{{390, 844, true}, {844, 390, true}, {1280, 720, false}} {
 		t.Run(fmt.Sprintf("%dx%d", vp.w, vp.h), func(t *testing.T) {
 			room := fmt.Sprintf("hud%d", vp.w)
-			p := playIn(t, browser(t), "http://"+addr, room, "Layout", screen(vp.w, vp.h, vp.touch))
+			// A name as long as the server takes (proto.MaxNameLen).
+			p := playIn(t, browser(t), "http://"+addr, room, "Layout-with-a-long-name", screen(vp.w, vp.h, vp.touch))
 			seen := map[string]bool{}
 			check := func(when string) {
 				l := readLayout(t, p, hudIDs)
@@ -110,6 +123,10 @@ func TestBrowserHUDLayout(t *testing.T) {
 				if len(l.Overlaps) > 0 || len(l.Offscreen) > 0 {
 					shot(t, p, fmt.Sprintf("hud-%dx%d-fail", vp.w, vp.h))
 					t.Fatalf("%s: overlapping %v, off screen %v; visible: %s", when, l.Overlaps, l.Offscreen, l.visible())
+				}
+				if cut := text(t, p, scoresCutJS); cut != "" {
+					shot(t, p, fmt.Sprintf("hud-%dx%d-scores", vp.w, vp.h))
+					t.Fatalf("%s: the scoreboard cuts off %s", when, cut)
 				}
 			}
 			// A chat line, typed as a person does.
