@@ -245,7 +245,7 @@ func TestBrowserMatchSummary(t *testing.T) {
 }
 
 // TestBrowserFirstVisit: How to play is on screen in the lobby without
-// scrolling, and the controls for the device are on screen during the first
+// scrolling, its arrow keys drawn as large as its letter keys, and the controls for the device are on screen during the first
 // visits' countdowns, not on the third.
 func TestBrowserFirstVisit(t *testing.T) {
 	browserTests(t)
@@ -265,6 +265,23 @@ func TestBrowserFirstVisit(t *testing.T) {
 			if !bottom {
 				shot(t, lobby, fmt.Sprintf("howto-%dx%d", vp.w, vp.h))
 				t.Errorf("How to play is below the fold at %dx%d", vp.w, vp.h)
+			}
+			if !vp.touch {
+				// The arrow keys, the game's first controls, read as large as
+				// the letter keys beside them: in the monospace font they
+				// were a short dash (← 6 px of ink across, A 7 px).
+				ink, err := chromedp.Run(lobby.ctx, chromedp.Evaluate[[]float64](`(() => {
+				  const kbd = Array.from(document.querySelectorAll("#howto .keys kbd")), cs = getComputedStyle(kbd[0]), c = document.createElement("canvas").getContext("2d");
+				  c.font = cs.fontSize + " " + cs.fontFamily;
+				  const w = (s) => { const m = c.measureText(s); return m.actualBoundingBoxLeft + m.actualBoundingBoxRight; };
+				  return [w(kbd.find((k) => k.textContent === "←").textContent), w(kbd.find((k) => k.textContent === "A").textContent)];
+				})()`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(ink) != 2 || ink[0] < ink[1] {
+					t.Errorf("in How to play the ← key is %v px of ink across, narrower than the A key's: the arrows read as dashes", ink)
+				}
 			}
 			for visit := 1; visit <= 3; visit++ {
 				p := playIn(t, b, "http://"+addr, fmt.Sprintf("first%d-%d", vp.w, visit), "Newbie", screen(vp.w, vp.h, vp.touch))
