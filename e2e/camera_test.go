@@ -180,6 +180,18 @@ func TestBrowserRebind(t *testing.T) {
 	if got := p.text(t, "#key-right-1"); got != "O" {
 		t.Fatalf("Armagetron's second key for turning right shows %q, want O", got)
 	}
+	// Opened in the game with ⚙ and closed, the settings leave no HUD
+	// button with the focus: a Space would press it.
+	if !clickOn(t, p, "hud-settings") {
+		t.Fatal("the ⚙ button is not on screen")
+	}
+	waitFor(t, "the settings", 2*time.Second, func() bool { return shown(t, p, "settings") })
+	if err := chromedp.Do(p.ctx, press("Escape", 27)); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, p, `document.activeElement && document.activeElement.closest("#game") ? document.activeElement.id : ""`); got != "" {
+		t.Errorf("after the settings closed in the game the focus is on #%s", got)
+	}
 	// The settings open when the player leaves for the lobby close with the
 	// room: left open they covered the lobby and took its clicks.
 	if err := chromedp.Do(p.ctx, press("Escape", 27)); err != nil {

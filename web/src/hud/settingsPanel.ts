@@ -58,8 +58,10 @@ class SettingsPanel {
   openPanel(onClose: (() => void) | null = null): void {
     this.onClose = onClose;
     if (this.root.hidden) {
+      // Not in the game: its keys go to the page, and a HUD button (the ⚙
+      // just clicked) given the focus back would take the next Space.
       const a = document.activeElement;
-      this.returnFocus = a instanceof HTMLElement && a !== document.body && !this.root.contains(a) ? a : null;
+      this.returnFocus = a instanceof HTMLElement && a !== document.body && !this.root.contains(a) && !a.closest("#game") ? a : null;
     }
     this.root.hidden = false;
     setText($("set-gamepad"), gamepadLine());
