@@ -250,11 +250,11 @@ func key(down bool, code string, vk int64) chromedp.Action[chromedp.Void] {
 
 // TestBrowserHUD: what an Armagetron player looks for on screen. Riding,
 // the gauges show speed and a full brake reservoir that drains while the
-// brake is held; the engine hums and a turn clicks. The crash ends the round
-// (one bot): the kill feed names it, the summary has the winner, the round's
-// points, the standings, the time to the next round and the lags both ways,
-// each column's heading aligned as its figures.
-// M mutes, and a reload remembers it.
+// brake is held, each saying what it counts; the engine hums and a turn
+// clicks. The crash ends the round (one bot): the kill feed names it, the
+// summary has the winner, the round's points, the standings, the time to
+// the next round and the lags both ways, each column's heading aligned as
+// its figures. M mutes, and a reload remembers it.
 func TestBrowserHUD(t *testing.T) {
 	browserTests(t)
 	addr := startServerWith(t, clock.AutoCharity, 1, 8)
@@ -269,6 +269,13 @@ func TestBrowserHUD(t *testing.T) {
 	}
 	if got := p.text(t, "#gauge-rubber .value"); !strings.HasSuffix(got, " %") {
 		t.Errorf("rubber gauge shows %q", got)
+	}
+	// Rubber counts what is used (0 % is untouched), the brake what is left
+	// (100 % is full): each gauge says what it counts.
+	for _, g := range []struct{ id, says string }{{"gauge-speed", "speed"}, {"gauge-rubber", "Rubber used"}, {"gauge-brake", "Brake left"}} {
+		if title := text(t, p, fmt.Sprintf(`document.getElementById(%q).title`, g.id)); !strings.Contains(title, g.says) {
+			t.Errorf("#%s explains itself as %q, want it to say %q", g.id, title, g.says)
+		}
 	}
 	if s := p.sound(t); s.Context != "running" || s.HumHz <= 0 {
 		t.Errorf("sound while riding: %+v, want a running context and a hum", s)
