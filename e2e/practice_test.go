@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"webtron/clock"
 	"webtron/server"
@@ -81,10 +82,10 @@ func sticksOut(t *testing.T, p *page) string {
 	return out
 }
 
-// TestBrowserPractice: a newcomer picks a Practice level with a click and
-// clicks Practice, at the lowest level and then at the highest: the page
-// rides in a room of its own that the lobby does not list, against bots of
-// exactly that skill; another page that opens the room's URL is sent back to
+// TestBrowserPractice: a newcomer picks a Practice level and starts
+// Practice, at the lowest level with the keyboard (Space on the level, then
+// Enter) and then at the highest with taps: the page rides in a room of its
+// own that the lobby does not list, against bots of exactly that skill; another page that opens the room's URL is sent back to
 // the lobby; the lobby remembers the level last chosen. At 1280x720 and
 // 390x844 the Practice row is on screen without scrolling, and How to play
 // still is; every field and button of the lobby's form is inside the form;
@@ -117,9 +118,15 @@ func TestBrowserPractice(t *testing.T) {
 				t.Errorf("at %dx%d the lobby does not fit: %s", c.w, c.h, out)
 			}
 			name := "Rookie" + c.level
-			if err := chromedp.Do(p.ctx, retype("name", name),
-				chromedp.Click(chromedp.CSS(fmt.Sprintf(`label[for="practice-skill-%d"]`, c.skill))),
-				chromedp.Click(chromedp.ID("practice"))); err != nil {
+			pick := []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS(fmt.Sprintf(`label[for="practice-skill-%d"]`, c.skill))),
+				chromedp.Click(chromedp.ID("practice"))}
+			if !c.phone {
+				// With the keyboard: Space checks the level, and Enter on it
+				// starts Practice (the form's Enter joined the public room).
+				radio := fmt.Sprintf("#practice-skill-%d", c.skill)
+				pick = []chromedp.Action[chromedp.Void]{chromedp.Focus(chromedp.CSS(radio)), chromedp.KeyEvent(" "), chromedp.KeyEvent(kb.Enter)}
+			}
+			if err := chromedp.Do(p.ctx, append([]chromedp.Action[chromedp.Void]{retype("name", name)}, pick...)...); err != nil {
 				t.Fatal(err)
 			}
 			waitFor(t, name+" to ride in a practice room", 20*time.Second, func() bool { return inGame(t, p) })

@@ -70,7 +70,11 @@ export class Lobby {
     // well joined twice, and the second connection replaced the first.
     $<HTMLFormElement>("lobby-form").addEventListener("submit", (e) => {
       e.preventDefault();
-      this.submit(false);
+      // Enter on a Practice level means Practice at it, not Play in the
+      // public room the Room field names.
+      const at = document.activeElement;
+      if (at instanceof HTMLInputElement && at.name === "practice-skill") void this.practice();
+      else this.submit(false);
     });
     $("spectate").addEventListener("click", () => this.submit(true));
     $("open-settings").addEventListener("click", () => settingsPanel().openPanel());
