@@ -217,6 +217,34 @@ func TestBrowserLobbyPlay(t *testing.T) {
 	}
 }
 
+// TestBrowserLobbyNoName: a newcomer who types no name plays under the name
+// the empty field showed (its placeholder said "Flynn", a bot's name, and
+// the page made up another).
+func TestBrowserLobbyNoName(t *testing.T) {
+	browserTests(t)
+	addr := startServerWith(t, clock.AutoCharity, 1, 8)
+	p := newcomer(t, addr, "")
+	shown := text(t, p, `document.getElementById("name").placeholder`)
+	if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.ID("play"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the page to join", 20*time.Second, func() bool { return inGame(t, p) })
+	var name string
+	waitFor(t, "the page's player", 10*time.Second, func() bool {
+		s := p.state(t)
+		for _, pl := range s.Players {
+			if pl.ID == s.You {
+				name = pl.Name
+			}
+		}
+		return name != ""
+	})
+	if name != shown {
+		t.Errorf("the empty name field showed %q; the page plays as %q", shown, name)
+	}
+	noErrors(t, p)
+}
+
 // TestBrowserLobbyJoinFromList: a room someone else opened shows in the
 // lobby's list; its Join button enters that room, once.
 func TestBrowserLobbyJoinFromList(t *testing.T) {

@@ -62,9 +62,13 @@ export class Lobby {
   private table: HTMLElement | null = null;
   /** A Practice room has been asked for and not answered yet. */
   private asking = false;
+  /** The name of a player who types none, shown in the empty field: what it
+   * showed before ("Flynn", a bot's name) was not the name they got. */
+  private readonly fallbackName = randomName();
 
   constructor(private readonly join: (r: JoinRequest) => void) {
     this.name.value = localStorage.getItem(NAME_KEY) ?? "";
+    this.name.placeholder = this.fallbackName;
     // Play is the form's submit button: a click on it, and Enter in either
     // field, arrive here as one submit event. A click listener on Play as
     // well joined twice, and the second connection replaced the first.
@@ -158,7 +162,7 @@ export class Lobby {
     if (this.root.hidden || this.asking) return;
     const checked = document.querySelector<HTMLInputElement>('input[name="practice-skill"]:checked');
     const skill = Number(checked?.value ?? PRACTICE_LEVELS[0].skill);
-    const name = clip(this.name.value, MAX_NAME) || randomName();
+    const name = clip(this.name.value, MAX_NAME) || this.fallbackName;
     localStorage.setItem(NAME_KEY, name);
     this.asking = true;
     let room: string;
@@ -195,7 +199,7 @@ export class Lobby {
     // Once hidden, the lobby has handed a join over: a second event from the
     // same gesture (a double click, Enter held down) must not start another.
     if (this.root.hidden) return;
-    const name = clip(this.name.value, MAX_NAME) || randomName();
+    const name = clip(this.name.value, MAX_NAME) || this.fallbackName;
     const room = clip(this.room.value, MAX_ROOM) || "arena";
     localStorage.setItem(NAME_KEY, name);
     this.join({ name, room, spectate, map: this.chosenMap() });
