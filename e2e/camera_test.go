@@ -122,9 +122,10 @@ func TestBrowserCameras(t *testing.T) {
 }
 
 // TestBrowserRebind: a key bound in the settings from the lobby turns the
-// cycle; Armagetron's layout is a click away. The panel is opaque; Esc
-// closes it and gives the focus back to the Settings button; settings
-// opened in a room close when the player leaves for the lobby.
+// cycle, and its button keeps the focus; Armagetron's layout is a click
+// away. The panel is opaque; Esc closes it and gives the focus back to the
+// Settings button; settings opened in a room close when the player leaves
+// for the lobby.
 func TestBrowserRebind(t *testing.T) {
 	browserTests(t)
 	addr := startServerWith(t, clock.AutoCharity, 1, 8)
@@ -135,6 +136,9 @@ func TestBrowserRebind(t *testing.T) {
 	}
 	if got := p.text(t, "#key-left-1"); got != "J" {
 		t.Fatalf("the second key for turning left shows %q, want J", got)
+	}
+	if got := text(t, p, `document.activeElement ? document.activeElement.id : ""`); got != "key-left-1" {
+		t.Errorf("after binding J the focus is on %q, want the key's button, key-left-1", got)
 	}
 	// The panel hides what is under it: the lobby's text showed through and
 	// mixed with the panel's.

@@ -109,7 +109,11 @@ class SettingsPanel {
       }
       return tr;
     });
+    // The rows are made anew: the key just bound keeps the focus, so that a
+    // keyboard player goes on from it rather than from the top of the page.
+    const focused = document.activeElement instanceof HTMLElement && this.keys.contains(document.activeElement) ? document.activeElement.id : "";
     this.keys.replaceChildren(...rows);
+    if (focused) document.getElementById(focused)?.focus({ preventScroll: true });
     this.waiting = null;
   }
 
