@@ -246,14 +246,21 @@ func TestBrowserLobbyNoName(t *testing.T) {
 }
 
 // TestBrowserLobbyJoinFromList: a room someone else opened shows in the
-// lobby's list; its Join button enters that room, once.
+// lobby's list; its Join button, labelled with the room's name, enters
+// that room, once.
 func TestBrowserLobbyJoinFromList(t *testing.T) {
 	browserTests(t)
 	addr := startServerWith(t, clock.AutoCharity, 3, 8)
 	watch(t, addr, "den") // opens the room
 	p := newcomer(t, addr, "Lister")
 	join := `#rooms tr[data-room="den"] button.join`
-	if err := chromedp.Do(p.ctx, chromedp.WaitVisible(chromedp.CSS(join)), chromedp.Click(chromedp.CSS(join))); err != nil {
+	if err := chromedp.Do(p.ctx, chromedp.WaitVisible(chromedp.CSS(join))); err != nil {
+		t.Fatal(err)
+	}
+	if label := text(t, p, fmt.Sprintf(`document.querySelector(%q).getAttribute("aria-label") || ""`, join)); label != "Join den" {
+		t.Errorf("den's Join button is labelled %q, want \"Join den\"", label)
+	}
+	if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.CSS(join))); err != nil {
 		t.Fatal(err)
 	}
 	stayInGame(t, p, addr, "den", 8*time.Second)

@@ -152,6 +152,12 @@ func TestBrowserSoloSummary(t *testing.T) {
 					t.Fatal(err)
 				}
 				waitFor(t, "the round in Recent rounds", 30*time.Second, func() bool { return visible(t, p, "#replays button.watch") })
+				labels := text(t, p, `Array.from(document.querySelectorAll("#replays button.watch"), (b) => b.getAttribute("aria-label") || "").join("|")`)
+				for _, l := range strings.Split(labels, "|") {
+					if !strings.HasPrefix(l, "Watch the round in solo") || !strings.HasSuffix(l, " ago") {
+						t.Errorf("a round's Watch button is labelled %q, want it to name its room and when", l)
+					}
+				}
 				fit, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]float64](`(() => {
 				  const t = document.querySelector("#replays table"), box = document.getElementById("replays");
 				  const b = document.querySelector("#replays button.watch").getBoundingClientRect();

@@ -264,6 +264,8 @@ export class Lobby {
     });
     const go = el("button", "Join", "small join");
     go.setAttribute("type", "button");
+    // A list of buttons all called "Join" says nothing read out of its row.
+    go.setAttribute("aria-label", `Join ${name}`);
     go.addEventListener("click", (e) => {
       e.stopPropagation();
       this.room.value = name;

@@ -64,6 +64,8 @@ export class RecentRounds {
     } else {
       const go = el("button", "Watch", "small watch");
       go.setAttribute("type", "button");
+      // A list of buttons all called "Watch" says nothing read out of its row.
+      go.setAttribute("aria-label", `Watch the round in ${r.room || "?"}, ${fmtAgo(r.createdMs)}`);
       go.addEventListener("click", () => this.watch(r.id));
       last.append(go);
     }
