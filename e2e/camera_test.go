@@ -124,8 +124,8 @@ func TestBrowserCameras(t *testing.T) {
 // TestBrowserRebind: a key bound in the settings from the lobby turns the
 // cycle, and its button keeps the focus; Armagetron's layout is a click
 // away. The panel is opaque; Esc closes it and gives the focus back to the
-// Settings button; settings opened in a room close when the player leaves
-// for the lobby.
+// Settings button, and in the lobby opens it too; settings opened in a room
+// close when the player leaves for the lobby.
 func TestBrowserRebind(t *testing.T) {
 	browserTests(t)
 	addr := startServerWith(t, clock.AutoCharity, 1, 8)
@@ -158,6 +158,19 @@ func TestBrowserRebind(t *testing.T) {
 	}
 	if got := text(t, p, `document.activeElement ? document.activeElement.id : ""`); got != "open-settings" {
 		t.Errorf("after the settings closed the focus is on %q, want the Settings button that opened them", got)
+	}
+	// How to play says Esc opens the settings: in the lobby too.
+	if err := chromedp.Do(p.ctx, press("Escape", 27)); err != nil {
+		t.Fatal(err)
+	}
+	if !shown(t, p, "settings") {
+		t.Error("Esc in the lobby did not open the settings")
+	}
+	if err := chromedp.Do(p.ctx, press("Escape", 27)); err != nil {
+		t.Fatal(err)
+	}
+	if shown(t, p, "settings") {
+		t.Fatal("a second Esc did not close the settings")
 	}
 	if err := chromedp.Do(p.ctx, retype("name", "Binder"), retype("room", "rebind"), chromedp.Click(chromedp.ID("play"))); err != nil {
 		t.Fatal(err)

@@ -82,6 +82,11 @@ export class Lobby {
     });
     $("spectate").addEventListener("click", () => this.submit(true));
     $("open-settings").addEventListener("click", () => settingsPanel().openPanel());
+    // How to play says Esc opens the settings: here as in a room. (Open, the
+    // panel takes Esc itself, in the capture phase, to close.)
+    window.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && !e.repeat && !this.root.hidden && !settingsPanel().open) settingsPanel().openPanel();
+    });
     this.levels();
     $("practice").addEventListener("click", () => void this.practice());
     this.mapSelect.addEventListener("change", () => localStorage.setItem(MAP_KEY, this.mapSelect.value));
