@@ -361,7 +361,8 @@ func (s pageState) own() (dir int, alive, braking bool) {
 // TestBrowserTouch: on an emulated phone, a newcomer taps the name field,
 // types, taps Play; in the game a tap on the right half turns right, one on
 // the left half turns left, holding the brake pad brakes until the finger
-// lifts, and a tap on the Sound button mutes without steering.
+// lifts, and a tap on the Sound button mutes without steering (the button
+// names no key: there is none to press).
 func TestBrowserTouch(t *testing.T) {
 	browserTests(t)
 	addr := startServerWith(t, clock.AutoCharity, 1, 8)
@@ -419,6 +420,10 @@ func TestBrowserTouch(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the Sound button to mute", 2*time.Second, func() bool { return p.sound(t).Muted })
+	// A phone has no M key to press: the button does not name one.
+	if got := p.text(t, "#mute"); got != "Muted" {
+		t.Errorf("the Sound button says %q on a touch screen, want \"Muted\"", got)
+	}
 	time.Sleep(400 * time.Millisecond)
 	if s := p.state(t); s.EventsSent != sent {
 		dir, _, _ := s.own()

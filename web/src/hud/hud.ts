@@ -79,7 +79,11 @@ export class Hud {
   }
 
   private showMute(): void {
-    setText(this.muteButton, this.sound.isMuted ? "Muted (M)" : "Sound (M)");
+    // The key in brackets is the one bound to mute (rebindable); a touch
+    // screen has none to press.
+    const k = settings().keys.mute.find((c) => c !== "");
+    const key = k && !this.coarse.matches ? ` (${keyName(k)})` : "";
+    setText(this.muteButton, `${this.sound.isMuted ? "Muted" : "Sound"}${key}`);
     this.muteButton.classList.toggle("off", this.sound.isMuted);
   }
 
