@@ -89,7 +89,8 @@ func sticksOut(t *testing.T, p *page) string {
 // the lobby; the lobby remembers the level last chosen. At 1280x720 and
 // 390x844 the Practice row is on screen without scrolling, and How to play
 // still is; every field and button of the lobby's form is inside the form;
-// in the room, the status line says Practice, not the room's random name.
+// in the room, the status line says Practice, not the room's random name,
+// and so does Recent rounds once a round of it is over.
 func TestBrowserPractice(t *testing.T) {
 	browserTests(t)
 	s, addr := startPracticeServer(t)
@@ -189,6 +190,16 @@ func TestBrowserPractice(t *testing.T) {
 			checked, err := chromedp.Run(again.ctx, chromedp.Evaluate[string](`document.querySelector('input[name="practice-skill"]:checked').value`))
 			if err != nil || checked != fmt.Sprint(c.skill) {
 				t.Errorf("the lobby's Practice level is %q (%v), want the %d just chosen", checked, err, c.skill)
+			}
+			// Once a round of it is over, Recent rounds lists it as Practice,
+			// not by the room's random name (the page rides straight into
+			// the rim, which ends its round).
+			if c.level == "Novice" {
+				row := fmt.Sprintf(`Array.from(document.querySelectorAll("#replays tr")).find((tr) => tr.textContent.includes(%q))`, name)
+				waitFor(t, "the practice round in Recent rounds", 60*time.Second, func() bool { return text(t, again, `String(!!`+row+`)`) == "true" })
+				if cell := text(t, again, row+`.querySelector(".rname").textContent`); cell != "Practice" {
+					t.Errorf("Recent rounds lists the practice round in room %q", cell)
+				}
 			}
 			again.close()
 			p.close()

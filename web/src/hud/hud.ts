@@ -4,6 +4,7 @@
 import type { Info } from "../core/core";
 import type { Frame } from "../core/frame";
 import { Cause, Phase } from "../core/layout";
+import { isPracticeRoom } from "../net/practice";
 import { colorCSS, teamCSS, teamName } from "../render/palette";
 import { $, el, fmtMs, setText } from "./dom";
 import { Gauges } from "./gauges";
@@ -138,7 +139,8 @@ export class Hud {
     if (this.board.parentElement !== this.scores) this.scores.replaceChildren(this.board);
     const charity = info.charityMode === "off" ? "off" : `${info.charityMode} ${fmtMs(info.charityMs)}`;
     const [room, ping, lead, char] = this.statusParts();
-    setText(room, roomLabel(this.room));
+    // A Practice room by what it is (its part's title keeps the name).
+    setText(room, isPracticeRoom(this.room) ? "Practice vs bots" : this.room);
     setText(ping, `ping ${fmtMs(info.pingMs)}`);
     setText(lead, `lead ${fmtMs(info.leadMs)}`);
     setText(char, `charity ${charity}`);
@@ -213,7 +215,7 @@ export class Hud {
         s.title = title;
         return s;
       };
-      this.status.append(part(this.room.startsWith(PRACTICE_PREFIX) ? `the room: ${this.room}, yours alone` : "the room"), " · ", part("ping: the round trip from your browser to the server and back"), " · ",
+      this.status.append(part(isPracticeRoom(this.room) ? `the room: ${this.room}, yours alone` : "the room"), " · ", part("ping: the round trip from your browser to the server and back"), " · ",
         part("lead: how far ahead of the server your game runs, so that your turns reach it in time"), " · ",
         part("ping charity: how the delay between two players is shared; each sees the other with the average of your pings"));
     }
@@ -231,16 +233,6 @@ export class Hud {
   hideBanner(): void {
     this.banner.hidden = true;
   }
-}
-
-/** The prefix of every Practice room's name (docs/protocol.md, POST /api/practice). */
-const PRACTICE_PREFIX = "practice-";
-
-/** roomLabel names a room on the status line: a Practice room by what it
- * is, not by the 20 random characters of its name (its part's title keeps
- * the name). */
-function roomLabel(room: string): string {
-  return room.startsWith(PRACTICE_PREFIX) ? "Practice vs bots" : room;
 }
 
 /** A row of the scoreboard: a player's or a team's, its cells, and the swatch's colour and row's team as written. */

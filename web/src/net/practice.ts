@@ -2,6 +2,20 @@
 // a private room against bots of the skill asked for and names it; the page
 // then joins it by that name like any room.
 
+/** The prefix of every Practice room's name, and only theirs (docs/protocol.md, POST /api/practice). */
+const PRACTICE_PREFIX = "practice-";
+
+/** isPracticeRoom reports whether room is a Practice room. */
+export function isPracticeRoom(room: string): boolean {
+  return room.startsWith(PRACTICE_PREFIX);
+}
+
+/** roomLabel names a room to the player: a Practice room by what it is,
+ * not by the 20 random characters of its name. */
+export function roomLabel(room: string): string {
+  return isPracticeRoom(room) ? "Practice" : room;
+}
+
 /** The lobby's Practice levels: Armagetron's AI_IQ of the bots. */
 export const PRACTICE_LEVELS: readonly { name: string; skill: number }[] = [
   { name: "Novice", skill: 1 },

@@ -4,6 +4,7 @@
 // It refreshes while the lobby shows (it watches the lobby's hidden
 // attribute, so the lobby's code need not know about it).
 import { $, el } from "../hud/dom";
+import { roomLabel } from "../net/practice";
 import { colorCSS } from "../render/palette";
 import { fmtAgo, fmtClock, listReplays, type ReplayEntry } from "./api";
 
@@ -65,7 +66,7 @@ export class RecentRounds {
       const go = el("button", "Watch", "small watch");
       go.setAttribute("type", "button");
       // A list of buttons all called "Watch" says nothing read out of its row.
-      go.setAttribute("aria-label", `Watch the round in ${r.room || "?"}, ${fmtAgo(r.createdMs)}`);
+      go.setAttribute("aria-label", `Watch the round in ${r.room ? roomLabel(r.room) : "?"}, ${fmtAgo(r.createdMs)}`);
       go.addEventListener("click", () => this.watch(r.id));
       last.append(go);
     }
@@ -77,7 +78,9 @@ export class RecentRounds {
       players.append(...(i > 0 ? [", ", s] : [s]));
     });
     const winner = r.damaged ? "?" : r.decided ? (r.winner >= 0 ? r.winnerName : "draw") : "—";
-    tr.append(el("td", r.room || "?", "rname"), players, el("td", winner, "winner"), el("td", r.damaged ? "" : fmtClock(r.seconds), "len"),
+    const room = el("td", r.room ? roomLabel(r.room) : "?", "rname");
+    room.title = r.room;
+    tr.append(room, players, el("td", winner, "winner"), el("td", r.damaged ? "" : fmtClock(r.seconds), "len"),
       el("td", fmtAgo(r.createdMs), "when"), last);
     return tr;
   }

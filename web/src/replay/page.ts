@@ -13,6 +13,7 @@ import type { Remote } from "../core/remote";
 import { $, el, setText } from "../hud/dom";
 import { line } from "../hud/killfeed";
 import { winnerText } from "../hud/summary";
+import { roomLabel } from "../net/practice";
 import { colorCSS } from "../render/palette";
 import { Minimap } from "../render/minimap";
 import type { Renderer } from "../render/renderer";
@@ -189,7 +190,7 @@ export class ReplayPage {
   private opened(info: ReplayInfo): void {
     this.info = info;
     this.note("");
-    setText($("replay-title"), `${info.room} · round ${info.round} · ${new Date(info.createdMs).toLocaleString()}`);
+    setText($("replay-title"), `${roomLabel(info.room)} · round ${info.round} · ${new Date(info.createdMs).toLocaleString()}`);
     const seek = $<HTMLInputElement>("replay-seek");
     seek.min = String(info.start);
     seek.max = String(info.end);
