@@ -166,6 +166,11 @@ func TestBrowserSoloSummary(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// Nor is what a row says cut to nothing: "2 m…" for "2 min ago".
+				if cut := text(t, p, `Array.from(document.querySelectorAll("#replays td.when, #replays td.rname, #replays td.winner"), (td) => td.scrollWidth > td.clientWidth + 1 ? td.textContent : "").filter((s) => s).join(", ")`); cut != "" {
+					shot(t, p, "recent-rounds-390-cut")
+					t.Errorf("Recent rounds cut off %s at 390 px", cut)
+				}
 				if len(fit) != 5 || fit[0] > fit[1]+1 || fit[2] < 0 || fit[3] > fit[4] {
 					shot(t, p, "recent-rounds-390")
 					t.Errorf("Recent rounds overflow the phone's width: table %.0f px in %.0f, Watch from %.0f to %.0f of %.0f", fit[0], fit[1], fit[2], fit[3], fit[4])

@@ -48,7 +48,7 @@ export class RecentRounds {
     this.shownKey = key;
     const table = el("table");
     const head = el("tr");
-    head.append(el("th", "Room"), el("th", "Players"), el("th", "Winner"), el("th", "Length", "len"), el("th", "When", "when"), el("th"));
+    head.append(el("th", "Room"), el("th", "Players", "players"), el("th", "Winner"), el("th", "Length", "len"), el("th", "When", "when"), el("th"));
     table.append(head);
     for (const r of rounds) table.append(this.row(r));
     this.list.replaceChildren(table);
