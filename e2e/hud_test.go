@@ -358,8 +358,9 @@ func (s pageState) own() (dir int, alive, braking bool) {
 	return -1, false, false
 }
 
-// TestBrowserTouch: on an emulated phone, a newcomer taps the name field,
-// types, taps Play; in the game a tap on the right half turns right, one on
+// TestBrowserTouch: on an emulated phone, a newcomer opens the settings
+// (the camera's and the sound's on screen), taps the name field, types,
+// taps Play; in the game a tap on the right half turns right, one on
 // the left half turns left, holding the brake pad brakes until the finger
 // lifts, and a tap on the Sound button mutes without steering (the button
 // names no key: there is none to press).
@@ -367,7 +368,20 @@ func TestBrowserTouch(t *testing.T) {
 	browserTests(t)
 	addr := startServerWith(t, clock.AutoCharity, 1, 8)
 	p := openPage(t, browser(t), "http://"+addr+"/", screen(390, 844, true))
+	// The settings a phone can use (camera, sound) come first, on screen
+	// when the panel opens; the keys, for a keyboard, after them.
+	if err := chromedp.Do(p.ctx, chromedp.WaitVisible(chromedp.ID("open-settings")), chromedp.Tap(chromedp.ID("open-settings")),
+		chromedp.WaitVisible(chromedp.ID("settings"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"set-camera", "set-volume", "set-tags"} {
+		if !aboveFold(t, p, id) {
+			shot(t, p, "touch-settings")
+			t.Errorf("#%s is not on screen when the settings open on a phone", id)
+		}
+	}
 	if err := chromedp.Do(p.ctx,
+		chromedp.Tap(chromedp.ID("settings-close")),
 		chromedp.WaitVisible(chromedp.ID("name")),
 		chromedp.Tap(chromedp.ID("name")),
 		chromedp.SendKeys(chromedp.ID("name"), "Thumbs"),
