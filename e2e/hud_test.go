@@ -380,6 +380,10 @@ func TestBrowserTouch(t *testing.T) {
 			t.Errorf("#%s is not on screen when the settings open on a phone", id)
 		}
 	}
+	// A phone has no Esc to press: Close names none.
+	if got := text(t, p, `document.getElementById("settings-close").innerText`); got != "Close" {
+		t.Errorf("the settings' close button says %q on a touch screen, want \"Close\"", got)
+	}
 	if err := chromedp.Do(p.ctx,
 		chromedp.Tap(chromedp.ID("settings-close")),
 		chromedp.WaitVisible(chromedp.ID("name")),
