@@ -219,7 +219,8 @@ func TestBrowserLobbyPlay(t *testing.T) {
 
 // TestBrowserLobbyNoName: a newcomer who types no name plays under the name
 // the empty field showed (its placeholder said "Flynn", a bot's name, and
-// the page made up another).
+// the page made up another); the page's title names the room, then the
+// lobby.
 func TestBrowserLobbyNoName(t *testing.T) {
 	browserTests(t)
 	addr := startServerWith(t, clock.AutoCharity, 1, 8)
@@ -241,6 +242,17 @@ func TestBrowserLobbyNoName(t *testing.T) {
 	})
 	if name != shown {
 		t.Errorf("the empty name field showed %q; the page plays as %q", shown, name)
+	}
+	// The tab (and the history's entries) name the room, then the lobby.
+	if got := text(t, p, `document.title`); got != "arena · Webtron" {
+		t.Errorf("in the room the page's title is %q, want \"arena · Webtron\"", got)
+	}
+	if !clickOn(t, p, "leave") {
+		t.Fatal("the Lobby button is not on screen")
+	}
+	waitFor(t, "the lobby", 5*time.Second, func() bool { return showsLobby(t, p) })
+	if got := text(t, p, `document.title`); got != "Webtron" {
+		t.Errorf("in the lobby the page's title is %q, want \"Webtron\"", got)
 	}
 	noErrors(t, p)
 }

@@ -14,6 +14,7 @@ import { $ } from "./hud/dom";
 import { clip, type JoinRequest, Lobby, MAX_MAP, MAX_NAME, MAX_ROOM, randomName } from "./hud/lobby";
 import { settingsPanel } from "./hud/settingsPanel";
 import { Sound } from "./hud/sound";
+import { roomLabel } from "./net/practice";
 import type { Renderer } from "./render/renderer";
 import { webglProblem } from "./render/webgl";
 import { attachSummaryLinks } from "./replay/again";
@@ -137,6 +138,7 @@ async function join(r: JoinRequest, push: boolean): Promise<void> {
   stopAll();
   hideFatal();
   lobby.hide();
+  titled(`${r.spectate ? "Watching " : ""}${roomLabel(r.room)}`);
   const entry: RoomEntry = { webtron: "room" };
   if (push) history.pushState(entry, "", roomURL(r));
   else history.replaceState(isRoomEntry(history.state) ? history.state : null, "", roomURL(r));
@@ -155,6 +157,7 @@ async function watch(id: string | Promise<string>, opt: ReplayOptions, push: boo
   stopAll();
   hideFatal();
   lobby.hide();
+  titled("Replay");
   const entry: RoomEntry = { webtron: "room" };
   const url = (s: string) => `/replay/${encodeURIComponent(s)}${opt.follow ? `?${new URLSearchParams({ follow: opt.follow })}` : ""}`;
   if (typeof id === "string" && push) history.pushState(entry, "", url(id));
@@ -172,10 +175,18 @@ function isRoomEntry(s: unknown): s is RoomEntry {
   return typeof s === "object" && s !== null && (s as RoomEntry).webtron === "room";
 }
 
+/** titled names the screen in the page's title (the tab, and the history's
+ * entries, which said "Webtron" for the lobby, every room and every replay
+ * alike); "" is the lobby. */
+function titled(screen: string): void {
+  document.title = screen ? `${screen} · Webtron` : "Webtron";
+}
+
 /** stopAll ends the room or the replay shown; the settings, opened over it, close with it. */
 function stopAll(): void {
   // Left open, the panel stayed over the lobby and took the clicks meant for it.
   settingsPanel().close();
+  titled("");
   game?.stop();
   game = null;
   replay?.stop();
