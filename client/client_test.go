@@ -537,3 +537,53 @@ func TestTurnCarriesItsInstant(t *testing.T) {
 		t.Fatalf("remote turn's lag %v, want %v (from its instant)", lag, want)
 	}
 }
+
+// TestSpectatorPredictedLag: a spectator's view of a player lags by the
+// same formula as a player's, U = o_i + o_you + L_you - L_i, with the
+// spectator's own one-way latency and lead: the server publishes neither
+// for a spectator (netcode.md section 3). Counted as 0 they showed a
+// spectator 80 ms away a lag of about minus the player's margin. And an
+// event that arrives before its time is drawn on time: no lag below 0.
+func TestSpectatorPredictedLag(t *testing.T) {
+	st, err := sim.NewState(sim.DefaultConfig(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Name: "watcher"})
+	s.Hello(0)
+	roster := proto.Roster{Rev: 1, Players: []proto.RosterPlayer{
+		{ID: 0, Name: "near", Latency: 1_000, Lead: 3_000},  // o 1 ms, L 3 ms
+		{ID: 1, Name: "far", Latency: 40_000, Lead: 45_000}, // o 40 ms, L 45 ms
+		{ID: 255, Name: "watcher", Spectator: true, Connected: true},
+	}}
+	// The Welcome comes 80 ms after the Hello: a round trip of 80 ms.
+	recv(t, s, 80*time.Millisecond, &proto.Welcome{Spectator: true, TickRate: 120, ServerTime: 40_000, ClientTime: 0, Roster: roster,
+		History: proto.History{Tick: 0, Snapshot: st.AppendBinary(nil), Events: []proto.TickEvent{
+			{Tick: 0, Event: sim.Event{Kind: sim.EvJoin, Player: 0}},
+			{Tick: 0, Event: sim.Event{Kind: sim.EvJoin, Player: 1}},
+		}}})
+	lags := map[int]float64{}
+	for _, p := range s.Info().Players {
+		lags[p.ID] = p.PredictedLagMs
+	}
+	// o_you = 40 ms, L_you = 40 ms (its first guess, half the round trip).
+	if got, want := lags[1], 40.0+40+40-45; got != want {
+		t.Errorf("far: predicted lag %.2f ms, want %.2f", got, want)
+	}
+	if got, want := lags[0], 1.0+40+40-3; got != want {
+		t.Errorf("near: predicted lag %.2f ms, want %.2f", got, want)
+	}
+
+	// A player whose rival's lead outruns both latencies and its own lead
+	// sees the rival's events before their time: 1 + 1 + 2 - 10 < 0.
+	p := started(t, false)
+	recv(t, p, 0, &proto.Roster{Rev: 2, Players: []proto.RosterPlayer{
+		{ID: 0, Name: "t", Latency: 1_000, Lead: 2_000},
+		{ID: 1, Name: "early", Latency: 1_000, Lead: 10_000},
+	}})
+	for _, pl := range p.Info().Players {
+		if pl.ID == 1 && pl.PredictedLagMs != 0 {
+			t.Errorf("early: predicted lag %.2f ms, want 0 (drawn on time)", pl.PredictedLagMs)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"webtron/clock"
 	"webtron/proto"
 )
 
@@ -33,7 +34,8 @@ type PlayerInfo struct {
 	// section 3): how far behind its real position player i is drawn. The
 	// mind reader's extra lead is left out on both sides: every browser runs
 	// it, so it cancels; a bot has none, so against a bot ours counts. 0 for
-	// yourself.
+	// yourself, and never below 0. A spectator counts its own latency and
+	// lead as o_you and L_you.
 	PredictedLagMs float64
 	// MeasuredLagMs is the median of the lags measured on i's recent events.
 	MeasuredLagMs float64
@@ -63,7 +65,8 @@ func (s *Session) Info() Info {
 		in.CharityMode = "off"
 	}
 	in.CharityMs = float64(s.roster.Charity.Value) / 1000
-	var oYou, lYou time.Duration
+	// A spectator's own: the server publishes no latency nor lead for one.
+	oYou, lYou := s.offset.RTT()/2, s.lead
 	for _, p := range s.roster.Players {
 		if int(p.ID) == s.you && !p.Spectator {
 			oYou, lYou = fromUs(int64(p.Latency)), fromUs(int64(p.Lead))
@@ -74,12 +77,14 @@ func (s *Session) Info() Info {
 			Score: int64(p.Score), LatencyMs: ms(fromUs(int64(p.Latency))), LeadMs: ms(fromUs(int64(p.Lead)))}
 		if !p.Spectator && int(p.ID) != s.you {
 			oi, li := fromUs(int64(p.Latency)), fromUs(int64(p.Lead))
-			pred := oi + oYou + lYou - li
+			pred := clock.PerceivedLag(oi, oYou, li, lYou)
 			if p.Bot {
 				// A bot has no mind-reader lead to cancel ours.
 				pred += s.extra
 			}
-			pi.PredictedLagMs = ms(pred)
+			// An event that arrives before its tick is due is drawn on
+			// time: the view shows no lag, not a negative one.
+			pi.PredictedLagMs = ms(max(pred, 0))
 			if int(p.ID) < len(s.lagRing) {
 				pi.MeasuredLagMs = ms(s.lagRing[p.ID].median())
 				pi.MeasuredLagN = min(s.lagRing[p.ID].n, len(s.lagRing[p.ID].v))
