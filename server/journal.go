@@ -190,10 +190,10 @@ func (l *roomLocks) lock(name string) func() {
 // (takeOrphans). It reports fresh when the room has no history to go on
 // from (none, one too old, or one that does not rebuild the room): only
 // then may a join open it afresh (attachOrOpen); else the room is open
-// here (now or already) or the server is closing. It returns an error when the history could not
-// be read (a stream electing a leader after its leader's node died): the
-// room must not open afresh then, which would end the round the history
-// holds; the join tries again.
+// here (now or already) or the server is closing. It returns an error
+// when the history could not be read (a stream electing a leader after
+// its leader's node died): the room must not open afresh then, which
+// would end the round the history holds; the join tries again.
 func (g *clusterNode) resume(name string) (fresh bool, err error) {
 	s := g.s
 	if s.cfg.EphemeralRooms {
@@ -260,6 +260,7 @@ func (g *clusterNode) resume(name string) (fresh bool, err error) {
 		h.run()
 	}()
 	s.mu.Unlock()
+	s.roomsChanged() // a room carried on here: the others hear of it at once
 	g.resumed.Add(1)
 	s.log.Info("cluster: room carried on from its history", "room", name, "entries", len(entries), "tick", h.room.Now(),
 		"written_ago", time.Since(rec.Written).Round(time.Millisecond), "private", h.private, "bot_skill", h.room.BotSkill())
